@@ -1,13 +1,149 @@
 package engine
 
-// ruleNode holds the compiled CEL programs of one schema level and its children.
-type ruleNode struct{}
+import (
+	"errors"
+	"sort"
+)
 
-// compileRules compiles every x-deckhouse-validations rule of a prepared tree.
-func compileRules(file string, tree map[string]any) (*ruleNode, error) { panic("not implemented") }
+// Evaluate runs DP's whole pipeline on one request. The order is a decision
+// and follows DP, not kube-apiserver (which defaults before validating):
+//
+//  1. Settings nil → {}; settings that are not an object → one problem at the
+//     root, and nothing else is computed.
+//  2. The raw settings (before any default) are validated against the
+//     settings schema, then checked by every CEL rule that does not
+//     reference oldSelf. A required field that has a default must still be
+//     given; a CEL rule sees only what the user wrote.
+//  3. Effective settings = settings.yaml defaults → project grant defaults →
+//     user settings (sources 1-3), and grantable values the user gave are
+//     checked against the project's catalog.
+//  4. On update (HasPrevious): oldSelf rules (self = raw settings, oldSelf =
+//     previous effective settings), immutability and enum switches, both on
+//     effective settings against the previous effective settings.
+//  5. Values = effective settings + values.yaml defaults for fields still
+//     unset + hook values deep-merged over them; when hook values are given
+//     the result is validated against the values schema including its CEL
+//     rules.
+//
+// Problems are sorted by document, path, kind and message. Evaluate never
+// panics: inputs outside the JSON data model, or nested deeper than
+// maxValueDepth levels, become problems.
+func (p *Package) Evaluate(req Request) *Result {
+	res := &Result{}
+	raw := req.Settings
+	if raw == nil {
+		raw = map[string]any{}
+	}
+	nraw, err := normalize(raw)
+	if err != nil {
+		res.Problems = append(res.Problems, documentProblem(DocSettings, err, "settings"))
+		return res
+	}
+	user, ok := nraw.(map[string]any)
+	if !ok {
+		res.Problems = append(res.Problems, &Problem{Document: DocSettings, Kind: KindType, Message: "settings must be an object", Rule: "type"})
+		return res
+	}
 
-// Evaluate runs DP's whole pipeline on one request.
-func (p *Package) Evaluate(req Request) *Result { panic("not implemented") }
+	// 2. Schema and CEL on the raw settings.
+	res.Problems = append(res.Problems, p.settings.validate(DocSettings, user)...)
+	var userCEL any
+	if p.settings.rules != nil {
+		userCEL = celView(user)
+		res.Problems = append(res.Problems, runRules(p.settings.rules, DocSettings, celWithoutOldSelf, userCEL, nil, false)...)
+	}
 
-// Fields lists the form metadata of every settings field, depth first in schema order.
-func (p *Package) Fields() []Field { panic("not implemented") }
+	// 3. Effective settings and grants.
+	// Grant defaults sit between schema defaults and user values: injecting
+	// them after the merge, only where the user left the field missing or
+	// empty, gives the same result as merging the three sources in order.
+	eff := effectiveWithDefaults(p.settings.tree, user)
+	var grantProblems []*Problem
+	applyGrants(p.settings.tree, eff, user, req.Catalog, nil, 0, &grantProblems)
+	res.Problems = append(res.Problems, grantProblems...)
+	res.Effective = eff
+
+	// 4. Update checks.
+	if req.HasPrevious {
+		prev, perr := normalize(req.Previous)
+		pm, isMap := prev.(map[string]any)
+		switch {
+		case perr != nil:
+			res.Problems = append(res.Problems, documentProblem(DocPreviousSettings, perr, "previous settings"))
+		case !isMap:
+			res.Problems = append(res.Problems, &Problem{Document: DocPreviousSettings, Kind: KindType, Message: "previous settings must be an object", Rule: "type"})
+		default:
+			if p.settings.rules != nil {
+				res.Problems = append(res.Problems, runRules(p.settings.rules, DocSettings, celWithOldSelf, userCEL, celView(pm), true)...)
+			}
+			checkImmutable(p.settings.tree, eff, true, pm, false, nil, 0, &res.Problems)
+			detectSwitches(p.settings.tree, eff, pm, nil, 0, &res.Switches)
+			for _, sw := range res.Switches {
+				if sw.Impact == ImpactDestructive && !req.AllowDestructiveSwitch {
+					res.Problems = append(res.Problems, switchProblem(sw))
+				}
+			}
+		}
+	}
+
+	// 5. Values.
+	var hook map[string]any
+	if req.HookValues != nil {
+		nh, herr := normalize(req.HookValues)
+		hm, isMap := nh.(map[string]any)
+		switch {
+		case herr != nil:
+			res.Problems = append(res.Problems, documentProblem(DocHookValues, herr, "hook values"))
+		case !isMap:
+			res.Problems = append(res.Problems, &Problem{Document: DocHookValues, Kind: KindType, Message: "hook values must be an object", Rule: "type"})
+		default:
+			hook = hm
+		}
+	}
+	var valuesTree map[string]any
+	if p.values != nil {
+		valuesTree = p.values.tree
+	}
+	res.Values = buildValues(valuesTree, eff, hook)
+	if hook != nil && p.values != nil {
+		res.Problems = append(res.Problems, p.values.validate(DocHookValues, res.Values)...)
+		if p.values.rules != nil {
+			res.Problems = append(res.Problems, runRules(p.values.rules, DocHookValues, celWithoutOldSelf, celView(res.Values), nil, false)...)
+		}
+	}
+
+	sortProblems(res.Problems)
+	return res
+}
+
+// runRules runs one pass of CEL rules over a document.
+func runRules(n *ruleNode, doc Document, mode celMode, self, old any, hasOld bool) []*Problem {
+	r, cancel := newCELRun(doc, mode)
+	defer cancel()
+	n.run(r, self, old, hasOld, nil, 0)
+	return r.problems
+}
+
+func documentProblem(doc Document, err error, what string) *Problem {
+	var deep *errTooDeep
+	if errors.As(err, &deep) {
+		return &Problem{Document: doc, Kind: KindSchema, Message: what + " are nested deeper than the limit of 1000 levels", Rule: "depth"}
+	}
+	return &Problem{Document: doc, Kind: KindType, Message: what + ": " + err.Error(), Rule: "type"}
+}
+
+func sortProblems(ps []*Problem) {
+	sort.SliceStable(ps, func(i, j int) bool {
+		a, b := ps[i], ps[j]
+		if a.Document != b.Document {
+			return a.Document < b.Document
+		}
+		if as, bs := a.Path.String(), b.Path.String(); as != bs {
+			return as < bs
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return a.Message < b.Message
+	})
+}

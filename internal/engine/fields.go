@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"math"
+	"sort"
+)
+
+// Fields lists the form metadata of every settings field, depth first. The
+// schema's key order is not kept by the loaders, so siblings are ordered as
+// the form orders them: fields with x-deckhouse-ui-order first, by ascending
+// order, then the others; ties by name. A field's children follow it.
+// Array elements appear once with an index segment of -1 (any element);
+// entries of a map (additionalProperties schema) appear once with the key
+// "*" (any key). The list is computed from the immutable schema on each
+// call, so callers may change it freely.
+func (p *Package) Fields() []Field {
+	var out []Field
+	collectFields(p.settings.tree, nil, 0, &out)
+	return out
+}
+
+func collectFields(s map[string]any, path Path, depth int, out *[]Field) {
+	if s == nil || depth > maxValueDepth {
+		return
+	}
+	if props := schemaMap(s["properties"]); props != nil {
+		type entry struct {
+			name  string
+			order int
+			has   bool
+		}
+		entries := make([]entry, 0, len(props))
+		for k, v := range props {
+			o, has := intOf(schemaMap(v)["x-deckhouse-ui-order"])
+			entries = append(entries, entry{k, o, has})
+		}
+		sort.Slice(entries, func(i, j int) bool {
+			a, b := entries[i], entries[j]
+			if a.has != b.has {
+				return a.has
+			}
+			if a.has && a.order != b.order {
+				return a.order < b.order
+			}
+			return a.name < b.name
+		})
+		for _, e := range entries {
+			ps := schemaMap(props[e.name])
+			if ps == nil {
+				continue
+			}
+			fp := path.Key(e.name)
+			*out = append(*out, fieldOf(ps, fp))
+			collectFields(ps, fp, depth+1, out)
+		}
+	}
+	if it := schemaMap(s["items"]); it != nil {
+		collectFields(it, path.Index(-1), depth+1, out)
+	}
+	if ap := schemaMap(s["additionalProperties"]); ap != nil {
+		fp := path.Key("*")
+		*out = append(*out, fieldOf(ap, fp))
+		collectFields(ap, fp, depth+1, out)
+	}
+}
+
+func fieldOf(s map[string]any, path Path) Field {
+	f := Field{Path: path}
+	f.Type, _ = s["type"].(string)
+	f.Description, _ = s["description"].(string)
+	if d, ok := s["default"]; ok {
+		if c, err := normalize(d); err == nil {
+			f.Default, f.HasDefault = c, true
+		}
+	}
+	if o, ok := intOf(s["x-deckhouse-ui-order"]); ok {
+		f.UIOrder = &o
+	}
+	f.UIGroup, _ = s["x-deckhouse-ui-group"].(string)
+	f.UIAdvanced, _ = s["x-deckhouse-ui-advanced"].(bool)
+	f.UIValidationMessage, _ = s["x-deckhouse-ui-validation-message"].(string)
+	if rn := schemaMap(s["x-deckhouse-ui-resource-name"]); rn != nil {
+		ref := &ResourceRef{}
+		ref.APIVersion, _ = rn["apiVersion"].(string)
+		ref.Kind, _ = rn["kind"].(string)
+		if ls := schemaMap(rn["labelSelector"]); ls != nil {
+			if c, err := normalize(ls); err == nil {
+				ref.LabelSelector, _ = c.(map[string]any)
+			}
+		}
+		f.ResourceName = ref
+	}
+	f.GrantableResource, _ = s[extGrantable].(string)
+	f.Immutable, _ = s[extImmutable].(bool)
+	return f
+}
+
+// intOf reads an integral JSON number.
+func intOf(v any) (int, bool) {
+	n, err := normalize(v)
+	if err != nil {
+		return 0, false
+	}
+	switch x := n.(type) {
+	case int64:
+		if x >= math.MinInt32 && x <= math.MaxInt32 {
+			return int(x), true
+		}
+	case float64:
+		if x == math.Trunc(x) && x >= math.MinInt32 && x <= math.MaxInt32 {
+			return int(x), true
+		}
+	}
+	return 0, false
+}
