@@ -41,18 +41,29 @@ type schemaDoc struct {
 	tree     map[string]any     // prepared: $ref resolved, x-extend merged, objects closed
 	compiled *jsonschema.Schema // draft-4 + nullable, DP's formats
 	rules    *ruleNode          // compiled CEL rules mirroring tree; nil when the schema has none
+	order    keyOrder           // source order of the keys of every map of tree (read-only)
 }
 
+// keys returns the keys of a map of the prepared tree (for example a
+// properties map) in source order; keys added by preparation follow, sorted.
+func (d *schemaDoc) keys(m map[string]any) []string { return d.order.keys(m) }
+
 // LoadFS loads and compiles the package whose root (holding openapi/) is fsys.
-func LoadFS(fsys fs.FS) (*Package, error) { panic("not implemented") }
+// It reads openapi/settings.yaml (or openapi/config-values.yaml only when
+// settings.yaml is absent) and the optional openapi/values.yaml; doc-ru files
+// play no part in evaluation. Loading the same file contents twice returns
+// the same *Package.
+func LoadFS(fsys fs.FS) (*Package, error) { return loadFS(fsys) }
 
 // LoadDir is LoadFS(os.DirFS(dir)) with a clear error when dir/openapi is missing.
-func LoadDir(dir string) (*Package, error) { panic("not implemented") }
+func LoadDir(dir string) (*Package, error) { return loadDir(dir) }
 
 // LoadPublished compiles a package from published schemas (the JSON, or YAML,
 // of status.packageSchemas.{settingsSchema,valuesSchema}.openAPIV3Schema).
 // values may be empty. Compiling the same bytes twice returns the cached *Package.
-func LoadPublished(settings, values []byte) (*Package, error) { panic("not implemented") }
+func LoadPublished(settings, values []byte) (*Package, error) {
+	return loadPublished(settings, values)
+}
 
 // SettingsFile names the settings schema file used ("settings.yaml" or
 // "config-values.yaml"); "" for a package loaded from published schemas.
@@ -67,8 +78,7 @@ func (p *Package) PublishedSettings() []byte { return p.publishedSettings }
 // PublishedValues is the values schema as DP publishes it (JSON), nil when none.
 func (p *Package) PublishedValues() []byte { return p.publishedValues }
 
-// validate checks v against the compiled schema (no CEL) and returns every problem.
-func (d *schemaDoc) validate(doc Document, v any) []*Problem { panic("not implemented") }
-
 // Verify runs the openapi rules of `d8 package verify` on the package at fsys.
-func Verify(fsys fs.FS) ([]Finding, error) { panic("not implemented") }
+// Findings are sorted by file, schema path and rule. The error is reserved
+// for a package whose openapi/ folder cannot be read at all.
+func Verify(fsys fs.FS) ([]Finding, error) { return verify(fsys) }

@@ -1,0 +1,236 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Schema file names inside a package.
+const (
+	openapiDir         = "openapi"
+	settingsYAML       = "settings.yaml"
+	configValuesYAML   = "config-values.yaml"
+	valuesYAML         = "values.yaml"
+	publishedSettingsF = "settingsSchema"
+	publishedValuesF   = "valuesSchema"
+)
+
+// packageFiles are the raw schema files of a package.
+type packageFiles struct {
+	settingsFile string // settings.yaml or config-values.yaml
+	settings     []byte
+	values       []byte // nil when absent
+	hasValues    bool
+}
+
+func loadDir(dir string) (*Package, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, &SchemaError{File: dir, Message: "package directory cannot be read: " + errText(err)}
+	}
+	if !st.IsDir() {
+		return nil, &SchemaError{File: dir, Message: "package path is not a directory"}
+	}
+	od := filepath.Join(dir, openapiDir)
+	st, err = os.Stat(od)
+	if err != nil {
+		return nil, &SchemaError{File: od, Message: "the package has no readable openapi/ directory: " + errText(err)}
+	}
+	if !st.IsDir() {
+		return nil, &SchemaError{File: od, Message: "openapi is not a directory"}
+	}
+	if _, err := os.ReadDir(od); err != nil {
+		return nil, &SchemaError{File: od, Message: "openapi/ directory cannot be read: " + errText(err)}
+	}
+	return loadFS(os.DirFS(dir))
+}
+
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// readPackageFiles reads the schema files used for evaluation.
+func readPackageFiles(fsys fs.FS) (*packageFiles, error) {
+	if fsys == nil {
+		return nil, &SchemaError{File: openapiDir + "/", Message: "no package file system given"}
+	}
+	if st, err := fs.Stat(fsys, openapiDir); err != nil {
+		return nil, &SchemaError{File: openapiDir + "/", Message: "the package has no readable openapi/ directory: " + errText(err)}
+	} else if !st.IsDir() {
+		return nil, &SchemaError{File: openapiDir, Message: "openapi is not a directory"}
+	}
+	pf := &packageFiles{}
+	for _, name := range []string{settingsYAML, configValuesYAML} {
+		data, ok, err := readSchemaFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			pf.settingsFile, pf.settings = name, data
+			break
+		}
+	}
+	if pf.settingsFile == "" {
+		return nil, &SchemaError{File: openapiDir + "/", Message: "the package has no settings schema: neither openapi/settings.yaml nor openapi/config-values.yaml exists"}
+	}
+	data, ok, err := readSchemaFile(fsys, valuesYAML)
+	if err != nil {
+		return nil, err
+	}
+	pf.values, pf.hasValues = data, ok
+	return pf, nil
+}
+
+// readSchemaFile reads openapi/<name>, enforcing the 1 MiB limit. A missing
+// file is (nil, false, nil).
+func readSchemaFile(fsys fs.FS, name string) ([]byte, bool, error) {
+	p := openapiDir + "/" + name
+	f, err := fsys.Open(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, false, nil
+		}
+		return nil, false, &SchemaError{File: p, Message: "cannot be read: " + errText(err)}
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, false, &SchemaError{File: p, Message: "is a directory, not a schema file"}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return nil, false, &SchemaError{File: p, Message: "cannot be read: " + errText(err)}
+	}
+	if len(data) > maxFileSize {
+		return nil, false, &SchemaError{File: p, Message: fmt.Sprintf("file is larger than the limit of %d bytes (1 MiB)", maxFileSize)}
+	}
+	return data, true, nil
+}
+
+func loadFS(fsys fs.FS) (*Package, error) {
+	pf, err := readPackageFiles(fsys)
+	if err != nil {
+		return nil, err
+	}
+	key := cacheKey([]byte("fs"), []byte(pf.settingsFile), pf.settings, boolByte(pf.hasValues), pf.values)
+	return cached(key, func() (*Package, error) {
+		in := buildInput{
+			settingsName: pf.settingsFile,
+			settingsFile: openapiDir + "/" + pf.settingsFile,
+			settings:     pf.settings,
+		}
+		if pf.hasValues {
+			in.valuesFile = openapiDir + "/" + valuesYAML
+			in.values = pf.values
+		}
+		return build(in)
+	})
+}
+
+func loadPublished(settings, values []byte) (*Package, error) {
+	key := cacheKey([]byte("published"), settings, values)
+	return cached(key, func() (*Package, error) {
+		in := buildInput{settingsFile: publishedSettingsF, settings: settings}
+		if len(values) > 0 {
+			in.valuesFile, in.values = publishedValuesF, values
+		}
+		return build(in)
+	})
+}
+
+type buildInput struct {
+	settingsName string // settings.yaml / config-values.yaml, "" for published
+	settingsFile string // name used in errors
+	settings     []byte
+	valuesFile   string // "" when no values schema
+	values       []byte
+}
+
+// build runs the whole preparation: parse → $ref → x-extend → close →
+// extension checks → compile → CEL rules.
+func build(in buildInput) (*Package, error) {
+	order := keyOrder{}
+	sRaw, err := parseSchemaRoot(in.settingsFile, in.settings, order)
+	if err != nil {
+		return nil, err
+	}
+	p := &Package{settingsFile: in.settingsName}
+	if p.publishedSettings, err = publish(sRaw, order); err != nil {
+		return nil, &SchemaError{File: in.settingsFile, Message: "publishing: " + err.Error()}
+	}
+	sRes, err := resolveRefs(in.settingsFile, sRaw, order)
+	if err != nil {
+		return nil, err
+	}
+	if p.settings, err = prepareDoc(in.settingsFile, sRes, order); err != nil {
+		return nil, err
+	}
+	if in.valuesFile == "" {
+		return p, nil
+	}
+	vRaw, err := parseSchemaRoot(in.valuesFile, in.values, order)
+	if err != nil {
+		return nil, err
+	}
+	if p.publishedValues, err = publish(vRaw, order); err != nil {
+		return nil, &SchemaError{File: in.valuesFile, Message: "publishing: " + err.Error()}
+	}
+	vRes, err := resolveRefs(in.valuesFile, vRaw, order)
+	if err != nil {
+		return nil, err
+	}
+	vExt, err := applyExtend(in.valuesFile, vRes, sRes, in.settingsName, order)
+	if err != nil {
+		return nil, err
+	}
+	if p.values, err = prepareDoc(in.valuesFile, vExt, order); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// parseSchemaRoot parses a schema file whose root must be an object.
+func parseSchemaRoot(file string, data []byte, order keyOrder) (map[string]any, error) {
+	v, err := parseDocument(file, data, order)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, &SchemaError{File: file, Message: fmt.Sprintf("the schema must be an object (a YAML mapping), got %s", jsonTypeName(v))}
+	}
+	return m, nil
+}
+
+// prepareDoc closes a resolved (and extended) tree on a copy, checks the
+// extensions evaluation depends on, compiles it and its CEL rules.
+func prepareDoc(file string, resolved map[string]any, order keyOrder) (*schemaDoc, error) {
+	tree := copyTree(resolved, order).(map[string]any)
+	closeObjects(tree, order)
+	if err := checkLoadExtensions(file, tree, order); err != nil {
+		return nil, err
+	}
+	compiled, err := compileSchema(file, tree)
+	if err != nil {
+		return nil, err
+	}
+	rules, err := compileRules(file, tree)
+	if err != nil {
+		return nil, err
+	}
+	return &schemaDoc{file: file, tree: tree, compiled: compiled, rules: rules, order: order}, nil
+}
+
+func boolByte(b bool) []byte {
+	if b {
+		return []byte{1}
+	}
+	return []byte{0}
+}

@@ -1,0 +1,193 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// maxInlinedNodes bounds the size of a tree after $ref inlining, so a
+// schema whose references fan out exponentially fails instead of
+// exhausting memory.
+const maxInlinedNodes = 2_000_000
+
+// resolveRefs returns a copy of root in which every local $ref
+// (#/definitions/..., any #/ JSON pointer) is replaced by a copy of its
+// (resolved) target. Keywords beside a $ref are laid over the target, so
+// an x-deckhouse-* extension or a description next to a $ref is kept.
+// Cyclic, dangling and non-local references are errors naming the ref and
+// where it appears.
+func resolveRefs(file string, root map[string]any, order keyOrder) (map[string]any, error) {
+	r := &refResolver{file: file, root: root, order: order, active: map[string]bool{}}
+	out, err := r.node(root, "", 0)
+	if err != nil {
+		return nil, err
+	}
+	return out.(map[string]any), nil
+}
+
+type refResolver struct {
+	file   string
+	root   map[string]any
+	order  keyOrder
+	active map[string]bool // refs being expanded (cycle detection)
+	nodes  int
+}
+
+func (r *refResolver) errf(path, format string, args ...any) error {
+	return &SchemaError{File: r.file, SchemaPath: path, Message: fmt.Sprintf(format, args...)}
+}
+
+// node resolves a schema node at ptr.
+func (r *refResolver) node(n map[string]any, ptr string, depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, r.errf(ptr, "schema nesting deeper than %d levels (through $ref)", maxDepth)
+	}
+	r.nodes++
+	if r.nodes > maxInlinedNodes {
+		return nil, r.errf(ptr, "schema grows beyond %d nodes when $refs are inlined", maxInlinedNodes)
+	}
+	if ref, ok := n["$ref"]; ok {
+		s, ok := ref.(string)
+		if !ok {
+			return nil, r.errf(ptr+"/$ref", "$ref must be a string, got %s", jsonTypeName(ref))
+		}
+		if !strings.HasPrefix(s, "#") {
+			return nil, r.errf(ptr, "$ref %q is not local: only references inside the same file (#/...) are supported", s)
+		}
+		if r.active[s] {
+			return nil, r.errf(ptr, "$ref %q is cyclic (it refers back to itself through its target)", s)
+		}
+		target, err := lookupPointer(r.root, s[1:])
+		if err != nil {
+			return nil, r.errf(ptr, "$ref %q is dangling: %v", s, err)
+		}
+		tm, ok := target.(map[string]any)
+		if !ok {
+			return nil, r.errf(ptr, "$ref %q points at %s, not a schema object", s, jsonTypeName(target))
+		}
+		r.active[s] = true
+		resolved, err := r.node(tm, ptr, depth+1)
+		delete(r.active, s)
+		if err != nil {
+			return nil, err
+		}
+		out := resolved.(map[string]any)
+		if len(n) > 1 {
+			// Lay the sibling keywords over a copy of the target.
+			cp := make(map[string]any, len(out)+len(n))
+			for k, v := range out {
+				cp[k] = v
+			}
+			keys := r.order.keys(out)
+			for _, k := range r.order.keys(n) {
+				if k == "$ref" {
+					continue
+				}
+				v, err := r.child(k, n[k], ptr, depth)
+				if err != nil {
+					return nil, err
+				}
+				if _, ok := cp[k]; !ok {
+					keys = append(keys, k)
+				}
+				cp[k] = v
+			}
+			r.order.set(cp, keys)
+			out = cp
+		}
+		return out, nil
+	}
+	out := make(map[string]any, len(n))
+	for k, v := range n {
+		c, err := r.child(k, v, ptr, depth)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = c
+	}
+	r.order.copyTo(n, out)
+	return out, nil
+}
+
+// child resolves the value of keyword k of a schema node at ptr.
+func (r *refResolver) child(k string, v any, ptr string, depth int) (any, error) {
+	base := ptr + "/" + escapePointer(k)
+	switch k {
+	case "properties", "patternProperties", "definitions", "dependencies":
+		m, ok := v.(map[string]any)
+		if !ok {
+			return copyTree(v, r.order), nil
+		}
+		out := make(map[string]any, len(m))
+		for name, sub := range m {
+			sm, ok := sub.(map[string]any)
+			if !ok {
+				out[name] = copyTree(sub, r.order)
+				continue
+			}
+			c, err := r.node(sm, base+"/"+escapePointer(name), depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[name] = c
+		}
+		r.order.copyTo(m, out)
+		return out, nil
+	case "items", "allOf", "anyOf", "oneOf":
+		if l, ok := v.([]any); ok {
+			out := make([]any, len(l))
+			for i, e := range l {
+				em, ok := e.(map[string]any)
+				if !ok {
+					out[i] = copyTree(e, r.order)
+					continue
+				}
+				c, err := r.node(em, base+"/"+strconv.Itoa(i), depth+1)
+				if err != nil {
+					return nil, err
+				}
+				out[i] = c
+			}
+			return out, nil
+		}
+		fallthrough
+	case "additionalProperties", "additionalItems", "not":
+		if m, ok := v.(map[string]any); ok {
+			return r.node(m, base, depth+1)
+		}
+	}
+	return copyTree(v, r.order), nil
+}
+
+// lookupPointer resolves a JSON pointer ("" or "/a/b") inside doc.
+func lookupPointer(doc any, ptr string) (any, error) {
+	if ptr == "" {
+		return doc, nil
+	}
+	if !strings.HasPrefix(ptr, "/") {
+		return nil, fmt.Errorf("pointer %q does not start with /", ptr)
+	}
+	cur := doc
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = unescapePointer(tok)
+		switch x := cur.(type) {
+		case map[string]any:
+			v, ok := x[tok]
+			if !ok {
+				return nil, fmt.Errorf("no %q in the schema", tok)
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, fmt.Errorf("no index %q in the schema", tok)
+			}
+			cur = x[i]
+		default:
+			return nil, fmt.Errorf("%q is below %s", tok, jsonTypeName(cur))
+		}
+	}
+	return cur, nil
+}
+

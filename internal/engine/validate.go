@@ -1,0 +1,279 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+var printer = message.NewPrinter(language.English)
+
+const extUIValidationMessage = "x-deckhouse-ui-validation-message"
+
+// validate checks v (in the engine's data model, see normalize) against the
+// compiled schema, without CEL, and returns every problem, sorted.
+//
+// Problems point at the offending value: for required, the path of the
+// missing field; for an undeclared field, the path of that field. A null
+// value is checked only against type/nullable and enum (and never matches an
+// enum). Where the failing field's schema node carries
+// x-deckhouse-ui-validation-message (a string), that text replaces the
+// message. A failed oneOf/anyOf is reported as the errors of the one branch
+// that applies (the only branch that does not fail on an enum or type,
+// typically an enum-discriminated branch), or else as one summary problem at
+// the object naming why each branch fails.
+func (d *schemaDoc) validate(doc Document, v any) []*Problem {
+	if d == nil || d.compiled == nil {
+		return nil
+	}
+	nv, err := normalize(v)
+	if err != nil {
+		return []*Problem{documentProblem(doc, err, string(doc))}
+	}
+	err = d.compiled.Validate(nv)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []*Problem{{Document: doc, Kind: KindSchema, Rule: "schema", Message: err.Error()}}
+	}
+	c := &problemCollector{doc: doc, d: d, root: nv}
+	c.collect(ve)
+	sortProblems(c.out)
+	return c.out
+}
+
+type problemCollector struct {
+	doc  Document
+	d    *schemaDoc
+	root any
+	out  []*Problem
+	seen map[string]bool
+}
+
+func (c *problemCollector) add(p *Problem) {
+	key := p.Path.String() + "\x00" + string(p.Kind) + "\x00" + p.Rule + "\x00" + p.Message
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	if c.seen[key] {
+		return
+	}
+	c.seen[key] = true
+	c.out = append(c.out, p)
+}
+
+func (c *problemCollector) collect(e *jsonschema.ValidationError) {
+	for _, p := range c.problems(e) {
+		c.add(p)
+	}
+}
+
+// problems converts one error (sub)tree.
+func (c *problemCollector) problems(e *jsonschema.ValidationError) []*Problem {
+	path, val, ok := c.instance(e.InstanceLocation)
+	if !ok {
+		path = nil
+	}
+	if val == nil && ok && len(e.InstanceLocation) >= 0 {
+		switch e.ErrorKind.(type) {
+		case *kind.Type, *kind.Enum, *kind.Schema, *kind.Group, *kind.Reference:
+		default:
+			// A null value is checked only against type/nullable and enum.
+			return nil
+		}
+	}
+	switch k := e.ErrorKind.(type) {
+	case *kind.Schema, *kind.Group, *kind.Reference, *kind.AllOf:
+		var out []*Problem
+		for _, cause := range e.Causes {
+			out = append(out, c.problems(cause)...)
+		}
+		return out
+	case *kind.OneOf:
+		if len(k.Subschemas) > 1 {
+			return []*Problem{c.problem(e, path, KindSchema, "oneOf",
+				fmt.Sprintf("matches more than one of the alternatives (oneOf branches %d and %d); exactly one must match", k.Subschemas[0]+1, k.Subschemas[1]+1))}
+		}
+		return c.branches(e, path, "oneOf")
+	case *kind.AnyOf:
+		return c.branches(e, path, "anyOf")
+	case *kind.Not:
+		return []*Problem{c.problem(e, path, KindSchema, "not", "must not match the schema under not")}
+	case *kind.Required:
+		var out []*Problem
+		for _, m := range k.Missing {
+			p := c.problem(e, path.Key(m), KindRequired, "required", "required value is missing")
+			if msg := c.uiMessageOfProperty(e, m); msg != "" {
+				p.Message = msg
+			}
+			out = append(out, p)
+		}
+		return out
+	case *kind.AdditionalProperties:
+		var out []*Problem
+		for _, name := range k.Properties {
+			out = append(out, &Problem{Document: c.doc, Path: path.Key(name), Kind: KindUndeclared, Rule: "additionalProperties",
+				Message: fmt.Sprintf("field %q is not declared in the schema", name)})
+		}
+		return out
+	case *kind.Type:
+		return []*Problem{c.problem(e, path, KindType, "type", fmt.Sprintf("must be %s, got %s", strings.Join(k.Want, " or "), k.Got))}
+	case *kind.Enum:
+		msg := k.LocalizedString(printer)
+		if val == nil {
+			msg += ", got null"
+		}
+		return []*Problem{c.problem(e, path, KindEnum, "enum", msg)}
+	case *kind.Pattern:
+		return []*Problem{c.problem(e, path, KindPattern, "pattern", fmt.Sprintf("must match the pattern %q", k.Want))}
+	case *kind.FalseSchema:
+		return []*Problem{c.problem(e, path, KindUndeclared, "false", "no value is allowed here")}
+	}
+	rule := "schema"
+	if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
+		rule = kp[0]
+	}
+	out := []*Problem{c.problem(e, path, KindSchema, rule, e.ErrorKind.LocalizedString(printer))}
+	for _, cause := range e.Causes {
+		out = append(out, c.problems(cause)...)
+	}
+	return out
+}
+
+// branches reports a failed oneOf/anyOf.
+func (c *problemCollector) branches(e *jsonschema.ValidationError, path Path, rule string) []*Problem {
+	var applicable [][]*Problem
+	var summaries []string
+	for i, cause := range e.Causes {
+		ps := c.problems(cause)
+		if len(ps) == 0 {
+			continue
+		}
+		discriminated := false
+		for _, p := range ps {
+			if p.Kind == KindEnum || p.Kind == KindType {
+				discriminated = true
+				break
+			}
+		}
+		if !discriminated {
+			applicable = append(applicable, ps)
+		}
+		summaries = append(summaries, fmt.Sprintf("alternative %d: %s", branchIndex(cause, i)+1, ps[0].Error()))
+	}
+	if len(applicable) == 1 {
+		return applicable[0]
+	}
+	msg := "does not match any of the allowed alternatives (" + rule + ")"
+	if len(summaries) > 0 {
+		msg += ": " + strings.Join(summaries, "; ")
+	}
+	return []*Problem{c.problem(e, path, KindSchema, rule, msg)}
+}
+
+// branchIndex finds the branch number of a cause from its schema location.
+func branchIndex(cause *jsonschema.ValidationError, fallback int) int {
+	frag := fragmentOf(cause.SchemaURL)
+	if i := strings.LastIndexByte(frag, '/'); i >= 0 {
+		if n, err := strconv.Atoi(frag[i+1:]); err == nil {
+			return n
+		}
+	}
+	return fallback
+}
+
+func (c *problemCollector) problem(e *jsonschema.ValidationError, path Path, k Kind, rule, msg string) *Problem {
+	p := &Problem{Document: c.doc, Path: path, Kind: k, Rule: rule, Message: msg}
+	if m := c.uiMessage(e, path); m != "" {
+		p.Message = m
+	}
+	return p
+}
+
+// instance maps an instance location to a Path (keys or indexes, decided
+// by the shape of the document) and the value there.
+func (c *problemCollector) instance(loc []string) (Path, any, bool) {
+	var p Path
+	cur := c.root
+	for _, tok := range loc {
+		switch x := cur.(type) {
+		case map[string]any:
+			p = p.Key(tok)
+			cur = x[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return p, nil, false
+			}
+			p = p.Index(i)
+			cur = x[i]
+		default:
+			return p, nil, false
+		}
+	}
+	return p, cur, true
+}
+
+// uiMessage returns x-deckhouse-ui-validation-message of the schema node that
+// failed, or else of the field's own schema node (following properties,
+// additionalProperties and items from the root).
+func (c *problemCollector) uiMessage(e *jsonschema.ValidationError, path Path) string {
+	if n, err := lookupPointer(c.d.tree, fragmentOf(e.SchemaURL)); err == nil {
+		if m, ok := n.(map[string]any); ok {
+			if s, ok := m[extUIValidationMessage].(string); ok && s != "" {
+				return s
+			}
+		}
+	}
+	if n := schemaAtPath(c.d.tree, path); n != nil {
+		if s, ok := n[extUIValidationMessage].(string); ok && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// uiMessageOfProperty is uiMessage for a missing property of the failing node.
+func (c *problemCollector) uiMessageOfProperty(e *jsonschema.ValidationError, name string) string {
+	n, err := lookupPointer(c.d.tree, fragmentOf(e.SchemaURL))
+	if err != nil {
+		return ""
+	}
+	m, _ := n.(map[string]any)
+	props, _ := m["properties"].(map[string]any)
+	ps, _ := props[name].(map[string]any)
+	s, _ := ps[extUIValidationMessage].(string)
+	return s
+}
+
+// schemaAtPath follows a value path through a prepared tree: properties,
+// then patternProperties-free additionalProperties for keys, items for
+// indexes. It returns nil when the path leaves the declared schema.
+func schemaAtPath(tree map[string]any, p Path) map[string]any {
+	cur := tree
+	for _, s := range p {
+		if cur == nil {
+			return nil
+		}
+		if s.IsIndex {
+			cur, _ = cur["items"].(map[string]any)
+			continue
+		}
+		if props, ok := cur["properties"].(map[string]any); ok {
+			if n, ok := props[s.Key].(map[string]any); ok {
+				cur = n
+				continue
+			}
+		}
+		cur, _ = cur["additionalProperties"].(map[string]any)
+	}
+	return cur
+}
