@@ -5,21 +5,22 @@ import (
 	"sort"
 )
 
-// Fields lists the form metadata of every settings field, depth first. The
-// schema's key order is not kept by the loaders, so siblings are ordered as
-// the form orders them: fields with x-deckhouse-ui-order first, by ascending
-// order, then the others; ties by name. A field's children follow it.
+// Fields lists the form metadata of every settings field, depth first. Siblings
+// are ordered as the form orders them: fields with x-deckhouse-ui-order
+// first, by ascending order, then the others; ties keep the order of the
+// schema source (by name for schemas whose source order is unknown). A
+// field's children follow it.
 // Array elements appear once with an index segment of -1 (any element);
 // entries of a map (additionalProperties schema) appear once with the key
 // "*" (any key). The list is computed from the immutable schema on each
 // call, so callers may change it freely.
 func (p *Package) Fields() []Field {
 	var out []Field
-	collectFields(p.settings.tree, nil, 0, &out)
+	collectFields(p.settings.tree, p.settings.keys, nil, 0, &out)
 	return out
 }
 
-func collectFields(s map[string]any, path Path, depth int, out *[]Field) {
+func collectFields(s map[string]any, keys func(map[string]any) []string, path Path, depth int, out *[]Field) {
 	if s == nil || depth > maxValueDepth {
 		return
 	}
@@ -30,11 +31,11 @@ func collectFields(s map[string]any, path Path, depth int, out *[]Field) {
 			has   bool
 		}
 		entries := make([]entry, 0, len(props))
-		for k, v := range props {
-			o, has := intOf(schemaMap(v)["x-deckhouse-ui-order"])
+		for _, k := range keys(props) {
+			o, has := intOf(schemaMap(props[k])["x-deckhouse-ui-order"])
 			entries = append(entries, entry{k, o, has})
 		}
-		sort.Slice(entries, func(i, j int) bool {
+		sort.SliceStable(entries, func(i, j int) bool {
 			a, b := entries[i], entries[j]
 			if a.has != b.has {
 				return a.has
@@ -42,7 +43,7 @@ func collectFields(s map[string]any, path Path, depth int, out *[]Field) {
 			if a.has && a.order != b.order {
 				return a.order < b.order
 			}
-			return a.name < b.name
+			return false
 		})
 		for _, e := range entries {
 			ps := schemaMap(props[e.name])
@@ -51,16 +52,16 @@ func collectFields(s map[string]any, path Path, depth int, out *[]Field) {
 			}
 			fp := path.Key(e.name)
 			*out = append(*out, fieldOf(ps, fp))
-			collectFields(ps, fp, depth+1, out)
+			collectFields(ps, keys, fp, depth+1, out)
 		}
 	}
 	if it := schemaMap(s["items"]); it != nil {
-		collectFields(it, path.Index(-1), depth+1, out)
+		collectFields(it, keys, path.Index(-1), depth+1, out)
 	}
 	if ap := schemaMap(s["additionalProperties"]); ap != nil {
 		fp := path.Key("*")
 		*out = append(*out, fieldOf(ap, fp))
-		collectFields(ap, fp, depth+1, out)
+		collectFields(ap, keys, fp, depth+1, out)
 	}
 }
 

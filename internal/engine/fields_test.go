@@ -8,7 +8,7 @@ import (
 func fieldsOf(t *testing.T, schema string) []Field {
 	t.Helper()
 	var out []Field
-	collectFields(yamlTree(t, schema), nil, 0, &out)
+	collectFields(yamlTree(t, schema), sortedKeys[any], nil, 0, &out)
 	return out
 }
 

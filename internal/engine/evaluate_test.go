@@ -1,0 +1,264 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// loadYAML loads a package from settings.yaml and an optional values.yaml.
+func loadYAML(t testing.TB, settings, values string) *Package {
+	t.Helper()
+	fsys := fstest.MapFS{"openapi/settings.yaml": {Data: []byte(settings)}}
+	if values != "" {
+		fsys["openapi/values.yaml"] = &fstest.MapFile{Data: []byte(values)}
+	}
+	return tryLoad(t, func() (*Package, error) { return LoadFS(fsys) })
+}
+
+const appSettings = `
+type: object
+properties:
+  replicas:
+    type: integer
+    default: 1
+  maxReplicas:
+    type: integer
+    default: 3
+  domain:
+    type: string
+  storageClass:
+    type: string
+    x-deckhouse-grantable-resource: storageclasses
+    x-deckhouse-immutable: true
+  size:
+    type: integer
+    x-deckhouse-validations:
+    - expression: "self >= oldSelf"
+      message: "size can only grow"
+  storage:
+    type: object
+    default: {}
+    properties:
+      mode: {type: string, enum: [Internal, External], default: Internal}
+      url: {type: string}
+    oneOf:
+    - properties: {mode: {enum: [Internal]}}
+      x-deckhouse-enum-switch-settings:
+      - to: [External]
+        impact: destructive
+        messages: {en: "Data is lost."}
+    - properties: {mode: {enum: [External]}}
+      required: [url]
+required: [domain]
+x-deckhouse-validations:
+- expression: "self.replicas <= self.maxReplicas"
+  message: "replicas must not exceed maxReplicas"
+`
+
+const appValues = `
+x-extend:
+  schema: settings.yaml
+type: object
+properties:
+  internal:
+    type: object
+    default: {}
+    properties:
+      adminPassword: {type: string, minLength: 8}
+      replicasSeen:
+        type: number
+    x-deckhouse-validations:
+    - expression: "!has(self.replicasSeen) || self.replicasSeen < 100.0"
+      message: "too many replicas seen"
+`
+
+func kinds(ps []*Problem) string {
+	var b []string
+	for _, p := range ps {
+		b = append(b, fmt.Sprintf("%s/%s/%s", p.Document, p.Kind, p.Path))
+	}
+	return strings.Join(b, " ")
+}
+
+func TestEvaluate_ValidInstallComputesEffectiveSettingsAndValues(t *testing.T) {
+	p := loadYAML(t, appSettings, appValues)
+	res := p.Evaluate(Request{
+		Settings: map[string]any{"domain": "app.example.com", "replicas": 2},
+		Catalog:  Catalog{"storageclasses": {Default: "fast", Available: []string{"fast"}}},
+	})
+	if !res.OK() {
+		t.Fatalf("problems: %v", problemSummary(res.Problems))
+	}
+	assertValue(t, res.Effective, `{domain: app.example.com, replicas: 2, maxReplicas: 3, storageClass: fast, storage: {mode: Internal}}`)
+	assertValue(t, res.Values, `{domain: app.example.com, replicas: 2, maxReplicas: 3, storageClass: fast, storage: {mode: Internal}, internal: {}}`)
+}
+
+func TestEvaluate_NilSettingsAreAnEmptyObject(t *testing.T) {
+	p := loadYAML(t, `{type: object, properties: {a: {type: string, default: x}}}`, "")
+	res := p.Evaluate(Request{})
+	if !res.OK() {
+		t.Fatal(problemSummary(res.Problems))
+	}
+	assertValue(t, res.Effective, `{a: x}`)
+	assertValue(t, res.Values, `{a: x}`)
+}
+
+func TestEvaluate_SettingsMustBeAnObject(t *testing.T) {
+	p := loadYAML(t, appSettings, "")
+	for _, s := range []any{"x", []any{}, 1.5, true} {
+		res := p.Evaluate(Request{Settings: s})
+		if len(res.Problems) != 1 || res.Problems[0].Kind != KindType || res.Problems[0].Message != "settings must be an object" || len(res.Problems[0].Path) != 0 || res.Effective != nil {
+			t.Fatalf("%v: %v", s, problemSummary(res.Problems))
+		}
+	}
+}
+
+func TestValidation_RequiredWithDefaultMustBeGiven(t *testing.T) {
+	p := loadYAML(t, `
+type: object
+required: [mode]
+properties:
+  mode: {type: string, default: auto}
+`, "")
+	res := p.Evaluate(Request{Settings: map[string]any{}})
+	if len(res.Problems) != 1 || res.Problems[0].Kind != KindRequired || res.Problems[0].Path.String() != "mode" {
+		t.Fatalf("got %v", problemSummary(res.Problems))
+	}
+	// The effective settings are still computed, with the default.
+	assertValue(t, res.Effective, `{mode: auto}`)
+}
+
+func TestCEL_RunsOnRawSettingsBeforeDefaults(t *testing.T) {
+	p := loadYAML(t, appSettings, "")
+	// replicas 5 > maxReplicas default 3, but maxReplicas is not given: the
+	// rule sees only what the user wrote and the missing key passes.
+	res := p.Evaluate(Request{Settings: map[string]any{"domain": "d", "replicas": 5}})
+	if !res.OK() {
+		t.Fatal(problemSummary(res.Problems))
+	}
+	res = p.Evaluate(Request{Settings: map[string]any{"domain": "d", "replicas": 5, "maxReplicas": 4}})
+	if kinds(res.Problems) != "settings/cel/" || res.Problems[0].Message != "replicas must not exceed maxReplicas" {
+		t.Fatalf("got %v", problemSummary(res.Problems))
+	}
+}
+
+func TestEvaluate_UpdateRunsOldSelfImmutabilityAndSwitches(t *testing.T) {
+	p := loadYAML(t, appSettings, "")
+	prev := map[string]any{"domain": "d", "replicas": 1, "maxReplicas": 3, "storageClass": "fast", "size": 10, "storage": map[string]any{"mode": "Internal"}}
+	settings := map[string]any{"domain": "d", "storageClass": "slow", "size": 5, "storage": map[string]any{"mode": "External", "url": "https://x"}}
+	cat := Catalog{"storageclasses": {Default: "fast", Available: []string{"fast", "slow"}}}
+
+	res := p.Evaluate(Request{Settings: settings, Previous: prev, HasPrevious: true, Catalog: cat})
+	if got, want := kinds(res.Problems), "settings/cel/size settings/switch/storage.mode settings/immutable/storageClass"; got != want {
+		t.Fatalf("got %s (%v)", got, problemSummary(res.Problems))
+	}
+	if len(res.Switches) != 1 || res.Switches[0].Impact != ImpactDestructive {
+		t.Fatalf("switches %+v", res.Switches)
+	}
+	res = p.Evaluate(Request{Settings: settings, Previous: prev, HasPrevious: true, Catalog: cat, AllowDestructiveSwitch: true})
+	if got, want := kinds(res.Problems), "settings/cel/size settings/immutable/storageClass"; got != want {
+		t.Fatalf("acknowledged switch still rejected: %s", got)
+	}
+	if len(res.Switches) != 1 {
+		t.Fatalf("acknowledged switch must still be reported: %+v", res.Switches)
+	}
+	// On install the same settings are fine.
+	res = p.Evaluate(Request{Settings: settings, Catalog: cat})
+	if !res.OK() || len(res.Switches) != 0 {
+		t.Fatalf("install: %v %+v", problemSummary(res.Problems), res.Switches)
+	}
+}
+
+func TestImmutable_GrantDefaultCountsAsAppliedValue(t *testing.T) {
+	p := loadYAML(t, appSettings, "")
+	prev := map[string]any{"domain": "d", "replicas": 1, "maxReplicas": 3, "storageClass": "fast", "storage": map[string]any{"mode": "Internal"}}
+	cat := Catalog{"storageclasses": {Default: "fast", Available: []string{"fast", "slow"}}}
+	res := p.Evaluate(Request{Settings: map[string]any{"domain": "d"}, Previous: prev, HasPrevious: true, Catalog: cat})
+	if !res.OK() {
+		t.Fatal(problemSummary(res.Problems))
+	}
+}
+
+func TestEvaluate_PreviousMustBeAnObject(t *testing.T) {
+	p := loadYAML(t, appSettings, "")
+	res := p.Evaluate(Request{Settings: map[string]any{"domain": "d"}, Previous: "x", HasPrevious: true})
+	if kinds(res.Problems) != "previous_settings/type/" {
+		t.Fatalf("got %v", problemSummary(res.Problems))
+	}
+}
+
+func TestValues_HookValuesAreValidatedAgainstValuesSchemaWithCEL(t *testing.T) {
+	p := loadYAML(t, appSettings, appValues)
+	res := p.Evaluate(Request{
+		Settings:   map[string]any{"domain": "d"},
+		HookValues: map[string]any{"internal": map[string]any{"adminPassword": "short", "replicasSeen": 150, "unknown": 1}},
+	})
+	got := kinds(res.Problems)
+	want := "hook_values/cel/internal hook_values/schema/internal.adminPassword hook_values/undeclared/internal.unknown"
+	if got != want {
+		t.Fatalf("got %s\n%v", got, problemSummary(res.Problems))
+	}
+	res = p.Evaluate(Request{Settings: map[string]any{"domain": "d"}, HookValues: map[string]any{"internal": map[string]any{"adminPassword": "long-enough"}}})
+	if !res.OK() {
+		t.Fatal(problemSummary(res.Problems))
+	}
+	assertValue(t, res.Values["internal"], `{adminPassword: long-enough}`)
+}
+
+func TestValues_WithoutValuesSchemaHookValuesAreMergedUnchecked(t *testing.T) {
+	p := loadYAML(t, `{type: object, properties: {a: {type: string}}}`, "")
+	res := p.Evaluate(Request{Settings: map[string]any{"a": "x"}, HookValues: map[string]any{"b": 1}})
+	if !res.OK() {
+		t.Fatal(problemSummary(res.Problems))
+	}
+	assertValue(t, res.Values, `{a: x, b: 1}`)
+}
+
+func TestEvaluate_DeeplyNestedInputIsAProblemNotAPanic(t *testing.T) {
+	p := loadYAML(t, `{type: object, additionalProperties: true}`, "")
+	deep := any(map[string]any{})
+	for i := 0; i < 10000; i++ {
+		deep = map[string]any{"a": deep}
+	}
+	res := p.Evaluate(Request{Settings: deep})
+	if len(res.Problems) != 1 || !strings.Contains(res.Problems[0].Message, "nested deeper") {
+		t.Fatalf("got %v", problemSummary(res.Problems))
+	}
+	res = p.Evaluate(Request{Settings: map[string]any{}, Previous: deep, HasPrevious: true})
+	if kinds(res.Problems) != "previous_settings/schema/" {
+		t.Fatalf("got %v", problemSummary(res.Problems))
+	}
+}
+
+func TestEvaluate_AcceptsEveryNumberForm(t *testing.T) {
+	p := loadYAML(t, appSettings, "")
+	for _, n := range []any{2, int64(2), float64(2), json.Number("2"), uint8(2)} {
+		res := p.Evaluate(Request{Settings: map[string]any{"domain": "d", "replicas": n, "maxReplicas": 3}})
+		if !res.OK() {
+			t.Fatalf("%T: %v", n, problemSummary(res.Problems))
+		}
+	}
+}
+
+func TestEvaluate_ProblemsAreSorted(t *testing.T) {
+	p := loadYAML(t, appSettings, "")
+	res := p.Evaluate(Request{Settings: map[string]any{"zz": 1, "replicas": "x", "aa": 2}})
+	for i := 1; i < len(res.Problems); i++ {
+		a, b := res.Problems[i-1], res.Problems[i]
+		if a.Document > b.Document || (a.Document == b.Document && a.Path.String() > b.Path.String()) {
+			t.Fatalf("not sorted: %v", problemSummary(res.Problems))
+		}
+	}
+}
+
+func TestEvaluate_DoesNotChangeTheRequest(t *testing.T) {
+	p := loadYAML(t, appSettings, appValues)
+	settings := map[string]any{"domain": "d", "storage": map[string]any{}}
+	hook := map[string]any{"internal": map[string]any{"adminPassword": "12345678"}}
+	p.Evaluate(Request{Settings: settings, HookValues: hook})
+	assertValue(t, settings, `{domain: d, storage: {}}`)
+	assertValue(t, hook, `{internal: {adminPassword: "12345678"}}`)
+}
