@@ -9,7 +9,7 @@ import (
 // maxInlinedNodes bounds the size of a tree after $ref inlining, so a
 // schema whose references fan out exponentially fails instead of
 // exhausting memory.
-const maxInlinedNodes = 2_000_000
+const maxInlinedNodes = 200_000
 
 // resolveRefs returns a copy of root in which every local $ref
 // (#/definitions/..., any #/ JSON pointer) is replaced by a copy of its
@@ -18,7 +18,7 @@ const maxInlinedNodes = 2_000_000
 // Cyclic, dangling and non-local references are errors naming the ref and
 // where it appears.
 func resolveRefs(file string, root map[string]any, order keyOrder) (map[string]any, error) {
-	r := &refResolver{file: file, root: root, order: order, active: map[string]bool{}}
+	r := &refResolver{file: file, root: root, order: order, active: map[string]bool{}, memo: map[string]resolvedRef{}}
 	out, err := r.node(root, "", 0)
 	if err != nil {
 		return nil, err
@@ -31,7 +31,13 @@ type refResolver struct {
 	root   map[string]any
 	order  keyOrder
 	active map[string]bool // refs being expanded (cycle detection)
-	nodes  int
+	nodes  int                    // schema nodes of the result, counting every inlined copy
+	memo   map[string]resolvedRef // resolved targets, shared until the tree is copied
+}
+
+type resolvedRef struct {
+	node  map[string]any
+	nodes int
 }
 
 func (r *refResolver) errf(path, format string, args ...any) error {
@@ -66,13 +72,24 @@ func (r *refResolver) node(n map[string]any, ptr string, depth int) (any, error)
 		if !ok {
 			return nil, r.errf(ptr, "$ref %q points at %s, not a schema object", s, jsonTypeName(target))
 		}
-		r.active[s] = true
-		resolved, err := r.node(tm, ptr, depth+1)
-		delete(r.active, s)
-		if err != nil {
-			return nil, err
+		var out map[string]any
+		if m, ok := r.memo[s]; ok {
+			r.nodes += m.nodes
+			if r.nodes > maxInlinedNodes {
+				return nil, r.errf(ptr, "schema grows beyond %d nodes when $refs are inlined", maxInlinedNodes)
+			}
+			out = m.node
+		} else {
+			r.active[s] = true
+			before := r.nodes
+			resolved, err := r.node(tm, ptr, depth+1)
+			delete(r.active, s)
+			if err != nil {
+				return nil, err
+			}
+			out = resolved.(map[string]any)
+			r.memo[s] = resolvedRef{node: out, nodes: r.nodes - before}
 		}
-		out := resolved.(map[string]any)
 		if len(n) > 1 {
 			// Lay the sibling keywords over a copy of the target.
 			cp := make(map[string]any, len(out)+len(n))
@@ -190,4 +207,3 @@ func lookupPointer(doc any, ptr string) (any, error) {
 	}
 	return cur, nil
 }
-

@@ -90,7 +90,11 @@ func parseDocument(file string, data []byte, order keyOrder) (any, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, &SchemaError{File: file, Message: "file is empty"}
 		}
-		return nil, &SchemaError{File: file, Message: "malformed YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if strings.Contains(msg, "exceeded max depth") {
+			return nil, &SchemaError{File: file, Message: "nesting deeper than the YAML parser's limit: " + msg}
+		}
+		return nil, &SchemaError{File: file, Message: "malformed YAML: " + msg}
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
