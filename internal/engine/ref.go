@@ -30,7 +30,7 @@ type refResolver struct {
 	file   string
 	root   map[string]any
 	order  keyOrder
-	active map[string]bool // refs being expanded (cycle detection)
+	active map[string]bool        // refs being expanded (cycle detection)
 	nodes  int                    // schema nodes of the result, counting every inlined copy
 	memo   map[string]resolvedRef // resolved targets, shared until the tree is copied
 }

@@ -1,0 +1,163 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+)
+
+const publishSettings = `
+$schema: http://json-schema.org/schema#
+type: object
+x-config-version: 2
+x-doc-foo: bar
+definitions:
+  q: {type: string, x-examples: [1Gi], pattern: '^[0-9]+Gi$'}
+properties:
+  x-literal-name:
+    type: string
+    x-doc-default: a
+    default: {x-kept: data}
+    enum: [a]
+  size:
+    $ref: '#/definitions/q'
+    x-deckhouse-immutable: true
+  mode:
+    type: string
+    enum: [A, B]
+    x-kubernetes-int-or-string: true
+    x-deckhouse-ui-order: 1
+    x-deckhouse-ui-group: G
+    x-deckhouse-ui-advanced: true
+    x-deckhouse-ui-validation-message: msg
+    example: {x-also-data: 1}
+  sc:
+    type: string
+    x-deckhouse-grantable-resource: storageclasses
+    x-deckhouse-ui-resource-name: {apiVersion: v1, kind: Secret, x-inside: kept}
+  st:
+    type: object
+    properties:
+      m: {type: string, enum: [A, B]}
+    oneOf:
+      - properties: {m: {enum: [A]}}
+        x-deckhouse-enum-switch-settings: [{to: [B], impact: destructive, messages: {en: e}}]
+        x-custom: drop
+      - properties: {m: {enum: [B]}}
+x-deckhouse-validations:
+  - {expression: 'true', message: ok}
+`
+
+func TestPublish_KeepsStandardKeywordsAndNineExtensions(t *testing.T) {
+	t.Parallel()
+	p := loadSchemas(t, publishSettings, "x-extend: {schema: settings.yaml}\ntype: object\nx-doc: d\nproperties:\n  internal: {type: object}\n")
+	out := string(p.PublishedSettings())
+	for _, gone := range []string{"x-config-version", "x-doc-foo", "x-examples", "x-doc-default", "x-kubernetes-int-or-string", "x-custom"} {
+		if strings.Contains(out, gone) {
+			t.Errorf("%s survived publishing", gone)
+		}
+	}
+	for _, kept := range []string{`"x-literal-name"`, `"x-kept":"data"`, `"x-also-data":1`, `"x-inside":"kept"`, `"$ref":"#/definitions/q"`, `"definitions"`, `"$schema"`,
+		"x-deckhouse-immutable", "x-deckhouse-ui-order", "x-deckhouse-ui-group", "x-deckhouse-ui-advanced", "x-deckhouse-ui-validation-message",
+		"x-deckhouse-grantable-resource", "x-deckhouse-ui-resource-name", "x-deckhouse-enum-switch-settings", "x-deckhouse-validations"} {
+		if !strings.Contains(out, kept) {
+			t.Errorf("%s missing from the published settings", kept)
+		}
+	}
+	if strings.Contains(out, `"additionalProperties":false`) {
+		t.Error("published schema must not be closed")
+	}
+	vals := string(p.PublishedValues())
+	if strings.Contains(vals, "x-extend") || strings.Contains(vals, `"size"`) || strings.Contains(vals, "x-doc") {
+		t.Errorf("published values must be unmerged and filtered: %s", vals)
+	}
+	var v any
+	if err := json.Unmarshal(p.PublishedSettings(), &v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPublish_CanonicalStableBytes(t *testing.T) {
+	t.Parallel()
+	a := loadSchemas(t, "type: object\nproperties:\n  b: {type: string}\n  a: {type: integer, default: 1}\n", "")
+	b := loadSchemas(t, "properties:\n  a: {default: 1, type: integer}\n  b: {type: string}\ntype: object\n", "")
+	if !bytes.Equal(a.PublishedSettings(), b.PublishedSettings()) {
+		t.Fatalf("not canonical:\n%s\n%s", a.PublishedSettings(), b.PublishedSettings())
+	}
+	want := `{"properties":{"a":{"default":1,"type":"integer"},"b":{"type":"string"}},"type":"object"}`
+	if string(a.PublishedSettings()) != want {
+		t.Fatalf("got %s", a.PublishedSettings())
+	}
+	if a.PublishedValues() != nil {
+		t.Fatal("PublishedValues without values.yaml")
+	}
+}
+
+func TestPublish_LoadPublishedGivesSameVerdicts(t *testing.T) {
+	t.Parallel()
+	src := loadSchemas(t, publishSettings, "")
+	pub, err := LoadPublished(src.PublishedSettings(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pub.SettingsFile() != "" || pub.HasValuesSchema() {
+		t.Fatal("published package metadata")
+	}
+	for _, doc := range []string{
+		"{}", "size: 1Gi", "size: 1Mi", "mode: C", "x-literal-name: a", "x-literal-name: b", "other: 1",
+		"st: {m: A}", "st: {m: C}", "sc: x", "mode: null",
+	} {
+		if a, b := check(t, src, doc), check(t, pub, doc); !sameLines(a, b) {
+			t.Errorf("%s: LoadFS %v, LoadPublished %v", doc, a, b)
+		}
+	}
+	// YAML is accepted too, and publishing is idempotent.
+	again, err := LoadPublished([]byte(publishSettings), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again.PublishedSettings(), src.PublishedSettings()) {
+		t.Fatal("publishing YAML and LoadFS differ")
+	}
+}
+
+func TestCache_SameBytesSamePackage(t *testing.T) {
+	t.Parallel()
+	s := []byte(`{"type":"object","properties":{"cacheProbe":{"type":"string"}}}`)
+	v := []byte(`{"type":"object"}`)
+	var wg sync.WaitGroup
+	pkgs := make([]*Package, 8)
+	for i := range pkgs {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			p, err := LoadPublished(s, v)
+			if err != nil {
+				t.Error(err)
+			}
+			pkgs[i] = p
+		}(i)
+	}
+	wg.Wait()
+	for _, p := range pkgs[1:] {
+		if p != pkgs[0] {
+			t.Fatal("same bytes compiled twice")
+		}
+	}
+	other, err := LoadPublished(s, nil)
+	if err != nil || other == pkgs[0] {
+		t.Fatal("different values must be a different package")
+	}
+	files := map[string]string{"settings.yaml": "type: object\nproperties:\n  cacheFS: {type: string}\n"}
+	a, err1 := LoadFS(pkgFS(files))
+	b, err2 := LoadFS(pkgFS(files))
+	if err1 != nil || err2 != nil || a != b {
+		t.Fatal("LoadFS of the same files must return the same *Package")
+	}
+	files["doc-ru-settings.yaml"] = "properties: {}"
+	if c, _ := LoadFS(pkgFS(files)); c != a {
+		t.Fatal("doc-ru files must not change the cache key")
+	}
+}

@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"fmt"
+	"testing"
+)
+
+func findingLines(fs []Finding) []string {
+	out := []string{}
+	for _, f := range fs {
+		out = append(out, fmt.Sprintf("%s|%s|%s|%s", f.Rule, f.Severity, f.File, f.SchemaPath))
+	}
+	return out
+}
+
+func TestVerify_Rules(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  []string
+	}{
+		{"clean package", map[string]string{
+			"settings.yaml": "type: object\nproperties:\n  mode: {type: string, enum: [Internal, External], x-deckhouse-ui-advanced: true}\n",
+			"doc-ru-settings.yaml": "properties: {}", "values.yaml": "type: object", "openapi-case-tests.yaml": "positive: {}",
+		}, nil},
+		{"missing doc-ru is a finding", map[string]string{"settings.yaml": "type: object"},
+			[]string{"bilingual|error|openapi/settings.yaml|"}},
+		{"doc-ru without base", map[string]string{"settings.yaml": "type: object", "doc-ru-settings.yaml": "{}", "doc-ru-other.yaml": "{}"},
+			[]string{"bilingual|error|openapi/doc-ru-other.yaml|"}},
+		{"legacy config-values needs doc-ru", map[string]string{"config-values.yaml": "type: object", "doc-ru-config-values.yaml": "{}"}, nil},
+		{"advanced only on top-level fields", map[string]string{"doc-ru-settings.yaml": "{}",
+			"settings.yaml": "type: object\nproperties:\n  a:\n    type: object\n    properties:\n      b: {type: string, x-deckhouse-ui-advanced: true}\n"},
+			[]string{"advanced|error|openapi/settings.yaml|/properties/a/properties/b"}},
+		{"enum not CamelCase is a warning", map[string]string{"doc-ru-settings.yaml": "{}",
+			"settings.yaml": "type: object\nproperties:\n  m: {type: string, enum: [Good, bad-value, 1.29]}\n"},
+			[]string{"enum|warning|openapi/settings.yaml|/properties/m/enum"}},
+		{"extension value types", map[string]string{"doc-ru-settings.yaml": "{}", "settings.yaml": `
+type: object
+properties:
+  a: {type: integer, x-deckhouse-grantable-resource: storageclasses}
+  b: {type: string, x-deckhouse-immutable: "yes"}
+  c: {type: string, x-deckhouse-ui-order: first}
+  d: {type: string, x-deckhouse-ui-group: 5}
+  e: {type: string, x-deckhouse-ui-resource-name: {kind: Secret}}
+  f: {type: string, x-deckhouse-ui-validation-message: [x]}
+  g: {type: object, x-deckhouse-validations: [{expression: "true"}]}
+  h: {type: string, x-deckhouse-ui-advanced: 1}
+`}, []string{
+			"extensions|error|openapi/settings.yaml|/properties/a/x-deckhouse-grantable-resource",
+			"extensions|error|openapi/settings.yaml|/properties/b/x-deckhouse-immutable",
+			"extensions|error|openapi/settings.yaml|/properties/c/x-deckhouse-ui-order",
+			"extensions|error|openapi/settings.yaml|/properties/d/x-deckhouse-ui-group",
+			"extensions|error|openapi/settings.yaml|/properties/e/x-deckhouse-ui-resource-name",
+			"extensions|error|openapi/settings.yaml|/properties/f/x-deckhouse-ui-validation-message",
+			"extensions|error|openapi/settings.yaml|/properties/g/x-deckhouse-validations/0",
+			"extensions|error|openapi/settings.yaml|/properties/h/x-deckhouse-ui-advanced",
+		}},
+		{"unparsable file", map[string]string{"settings.yaml": "a: [", "doc-ru-settings.yaml": "{}"},
+			[]string{"syntax|error|openapi/settings.yaml|"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fs, err := Verify(pkgFS(tc.files))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tc.want
+			if want == nil {
+				want = []string{}
+			}
+			if got := findingLines(fs); !sameLines(got, want) {
+				t.Fatalf("got %v\nwant %v", got, want)
+			}
+			for _, f := range fs {
+				if f.Message == "" {
+					t.Errorf("finding without message: %+v", f)
+				}
+			}
+		})
+	}
+	if _, err := Verify(pkgFS(nil)); err != nil {
+		t.Fatalf("empty openapi/ is not an error: %v", err)
+	}
+	if _, err := LoadFS(pkgFS(map[string]string{"settings.yaml": "type: object"})); err != nil {
+		t.Fatalf("missing doc-ru must not fail loading: %v", err)
+	}
+}
