@@ -21,7 +21,7 @@ func TestVerify_Rules(t *testing.T) {
 		want  []string
 	}{
 		{"clean package", map[string]string{
-			"settings.yaml": "type: object\nproperties:\n  mode: {type: string, enum: [Internal, External], x-deckhouse-ui-advanced: true}\n",
+			"settings.yaml":        "type: object\nproperties:\n  mode: {type: string, enum: [Internal, External], x-deckhouse-ui-advanced: true}\n",
 			"doc-ru-settings.yaml": "properties: {}", "values.yaml": "type: object", "openapi-case-tests.yaml": "positive: {}",
 		}, nil},
 		{"missing doc-ru is a finding", map[string]string{"settings.yaml": "type: object"},

@@ -1,0 +1,59 @@
+// Package engine is Deckhouse Platform's settings semantics as a pure
+// library: it loads a package's OpenAPI schemas, validates, defaults and
+// checks Application settings the way DP does, and publishes the schemas the
+// way DP publishes them. It does no I/O beyond reading the package files it
+// is given, and imports nothing from Terraform or Kubernetes clients.
+//
+// # Schema pipeline (LoadFS, LoadDir, LoadPublished)
+//
+//  1. Load: openapi/settings.yaml, or openapi/config-values.yaml only when
+//     settings.yaml is absent; optional openapi/values.yaml; doc-ru-*.yaml
+//     play no part (only Verify reads them). YAML with anchors and `<<`
+//     merge keys; keys must be strings; numbers become int64 (integral) or
+//     float64; each file is limited to 1 MiB, nesting to maxDepth levels and
+//     alias expansion to maxAliasNodes nodes. Published schemas are JSON or
+//     YAML.
+//  2. $ref: local references (#/definitions/..., any #/ pointer) are inlined;
+//     keywords beside a $ref are laid over the target (so an x-deckhouse-*
+//     extension next to a $ref is kept). Cyclic, dangling and non-local
+//     references are errors.
+//  3. x-extend: a values schema with `x-extend: {schema: settings.yaml}` gets
+//     the settings schema actually used merged in (shallow root merge, values
+//     win; properties, patternProperties, definitions unioned; required a
+//     de-duplicated union; title/description fall back to the settings').
+//  4. Close: `additionalProperties: false` is added to every object schema
+//     that does not set additionalProperties, through properties, items,
+//     additionalProperties/patternProperties sub-schemas and definitions,
+//     but not into oneOf/anyOf/allOf/not branches: a field declared only in
+//     a branch is rejected, branches only restrict combinations. (The public
+//     DP code is narrower; see the compatibility page.)
+//  5. Compile: JSON Schema draft 4 as in OpenAPI v3.0 with
+//     santhosh-tekuri/jsonschema. `$schema` is ignored, `nullable: true`
+//     admits null, a null value is checked only against type/nullable and
+//     enum and never matches an enum, only DP's formats are asserted
+//     (duration in Go style such as 1h30m), other formats are ignored.
+//     Then the x-deckhouse-validations CEL rules are compiled once.
+//
+// Compiled packages are immutable, safe for concurrent use, and cached by a
+// hash of their input bytes: loading the same bytes twice returns the same
+// *Package. Every schema error is a *SchemaError naming the file, the place
+// inside the schema and what is wrong.
+//
+// Publishing keeps the loaded schema as written ($ref and definitions kept,
+// not closed, not merged) with only standard keywords and the nine
+// x-deckhouse-* extensions DP publishes, as canonical JSON (sorted keys).
+//
+// # Evaluation pipeline (Evaluate)
+//
+// The order is a decision and follows DP, not kube-apiserver (which defaults
+// before validating): the raw settings are validated against the schema,
+// then checked by the CEL rules, both before defaults (a required field with
+// a default must still be given; a rule sees only what the user wrote); then
+// the effective settings are built (schema defaults, project grant defaults,
+// user settings) and grants checked; then, on update, oldSelf rules,
+// immutability and enum switches; finally values (values.yaml defaults and
+// hook values, validated against the values schema).
+//
+// Problems carry the path of the offending value as segments, a stable Kind
+// and the keyword or rule violated, and are sorted.
+package engine
