@@ -1,0 +1,210 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// examplesTofuPath is the tofu binary the examples test runs: TF_ACC_TERRAFORM_PATH,
+// else tofu in DECKHOUSE_TOOLS_BIN (or the default tools cache).
+func examplesTofuPath() string {
+	if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" {
+		return p
+	}
+	if d := os.Getenv("DECKHOUSE_TOOLS_BIN"); d != "" {
+		return filepath.Join(d, "tofu")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".cache", "terraform-provider-deckhouse", "bin", "tofu")
+}
+
+// localModuleSource matches a module block's local source ("./x" or "../x").
+var localModuleSource = regexp.MustCompile(`(?m)^\s*source\s*=\s*"\.\.?/`)
+
+// TestExamples_TofuValidate proves every example directory (every folder under
+// examples/ holding .tf files) is a valid configuration for the provider as
+// built from this tree: `tofu validate` with a dev_overrides CLI config, so no
+// registry is contacted. Directories calling local modules get `tofu get`
+// first, which installs modules only.
+func TestExamples_TofuValidate(t *testing.T) {
+	tofu := examplesTofuPath()
+	if fi, err := os.Stat(tofu); err != nil || fi.IsDir() {
+		if os.Getenv("TF_ACC") != "" {
+			t.Fatalf("tofu not found at %s: run make tools", tofu)
+		}
+		t.Skipf("tofu not found at %s (set TF_ACC=1 to make this an error)", tofu)
+	}
+
+	_, thisFile, _, _ := runtime.Caller(0)
+	root := filepath.Clean(filepath.Join(filepath.Dir(thisFile), "..", ".."))
+	tmp := t.TempDir()
+
+	// The provider binary: the one make built, or a fresh build of this tree.
+	plugins := filepath.Join(tmp, "plugins")
+	if err := os.MkdirAll(plugins, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	providerBin := filepath.Join(plugins, "terraform-provider-deckhouse")
+	if built := os.Getenv("DECKHOUSE_PROVIDER_BIN"); built != "" {
+		if err := os.Symlink(built, providerBin); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", providerBin, ".")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("build the provider: %v\n%s", err, out)
+		}
+	}
+
+	// Examples written as fragments (no required_providers) resolve the
+	// provider as hashicorp/deckhouse: override that address too.
+	cliConfig := filepath.Join(tmp, "tofurc")
+	var cfg strings.Builder
+	cfg.WriteString("provider_installation {\n  dev_overrides {\n")
+	for _, addr := range []string{
+		"registry.opentofu.org/deckhouse/deckhouse",
+		"registry.opentofu.org/hashicorp/deckhouse",
+		"registry.terraform.io/deckhouse/deckhouse",
+		"registry.terraform.io/hashicorp/deckhouse",
+	} {
+		cfg.WriteString("    \"" + addr + "\" = \"" + plugins + "\"\n")
+	}
+	cfg.WriteString("  }\n  direct {}\n}\n")
+	if err := os.WriteFile(cliConfig, []byte(cfg.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// Work on a copy of examples/ so relative module sources resolve and no
+	// .terraform folder is left in the tree.
+	examples := filepath.Join(tmp, "examples")
+	if err := examplesCopyTree(filepath.Join(root, "examples"), examples); err != nil {
+		t.Fatal(err)
+	}
+	dirs := examplesTFDirs(t, examples)
+	for _, want := range []string{"provider", "quickstart", "modules/environments/staging", "modules/environments/production"} {
+		if !slices.Contains(dirs, want) {
+			t.Errorf("example directory examples/%s is missing (found %v)", want, dirs)
+		}
+	}
+
+	env := append(os.Environ(),
+		"TF_CLI_CONFIG_FILE="+cliConfig,
+		"TF_IN_AUTOMATION=1",
+		"CHECKPOINT_DISABLE=1",
+		"TF_LOG=",
+	)
+	for _, rel := range dirs {
+		t.Run(rel, func(t *testing.T) {
+			dir := filepath.Join(examples, rel)
+			run := func(args ...string) {
+				t.Helper()
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, tofu, append([]string{"-chdir=" + dir}, args...)...)
+				cmd.Env = env
+				var out bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &out
+				if err := cmd.Run(); err != nil {
+					t.Fatalf("tofu %s in examples/%s: %v\n%s", strings.Join(args, " "), rel, err, out.String())
+				}
+			}
+			if examplesUseLocalModules(t, dir) {
+				run("get", "-no-color")
+			}
+			run("validate", "-no-color")
+		})
+	}
+}
+
+// examplesTFDirs lists, relative to root and sorted, every folder holding .tf files.
+func examplesTFDirs(t *testing.T, root string) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && p != root {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(d.Name(), ".tf") {
+			rel, err := filepath.Rel(root, filepath.Dir(p))
+			if err != nil {
+				return err
+			}
+			seen[filepath.ToSlash(rel)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, 0, len(seen))
+	for d := range seen {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func examplesUseLocalModules(t *testing.T, dir string) bool {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte("module ")) && localModuleSource.Match(b) {
+			return true
+		}
+	}
+	return false
+}
+
+func examplesCopyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".") && p != src {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(target, 0o755)
+		}
+		if strings.Contains(d.Name(), ".tfstate") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+}
