@@ -1,0 +1,271 @@
+package provider
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+)
+
+// fromDynamic converts a Terraform dynamic value into the JSON data model
+// (map[string]any, []any, string, bool, nil, int64 or float64). known is false
+// when any part of the value is unknown; the known parts are still converted
+// and unknown leaves become nil. A null dynamic converts to nil.
+func fromDynamic(v types.Dynamic) (val any, known bool, err error) {
+	c := converter{known: true}
+	val, err = c.value(v)
+	return val, c.known, err
+}
+
+// fromAttrValue is fromDynamic for any framework value.
+func fromAttrValue(v attr.Value) (val any, known bool, err error) {
+	c := converter{known: true}
+	val, err = c.value(v)
+	return val, c.known, err
+}
+
+type converter struct {
+	known bool
+}
+
+func (c *converter) value(v attr.Value) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	if v.IsUnknown() {
+		c.known = false
+		return nil, nil
+	}
+	if v.IsNull() {
+		return nil, nil
+	}
+	switch x := v.(type) {
+	case basetypes.DynamicValue:
+		if x.IsUnderlyingValueUnknown() {
+			c.known = false
+			return nil, nil
+		}
+		if x.IsUnderlyingValueNull() {
+			return nil, nil
+		}
+		return c.value(x.UnderlyingValue())
+	case basetypes.StringValue:
+		return x.ValueString(), nil
+	case basetypes.BoolValue:
+		return x.ValueBool(), nil
+	case basetypes.NumberValue:
+		return bigToJSON(x.ValueBigFloat()), nil
+	case basetypes.Int64Value:
+		return x.ValueInt64(), nil
+	case basetypes.Int32Value:
+		return int64(x.ValueInt32()), nil
+	case basetypes.Float64Value:
+		return floatToJSON(x.ValueFloat64()), nil
+	case basetypes.Float32Value:
+		return floatToJSON(float64(x.ValueFloat32())), nil
+	case basetypes.ObjectValue:
+		return c.object(x.Attributes())
+	case basetypes.MapValue:
+		return c.object(x.Elements())
+	case basetypes.ListValue:
+		return c.array(x.Elements())
+	case basetypes.SetValue:
+		return c.array(x.Elements())
+	case basetypes.TupleValue:
+		return c.array(x.Elements())
+	}
+	return nil, fmt.Errorf("unsupported value type %T", v)
+}
+
+func (c *converter) object(attrs map[string]attr.Value) (any, error) {
+	out := make(map[string]any, len(attrs))
+	for k, a := range attrs {
+		val, err := c.value(a)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = val
+	}
+	return out, nil
+}
+
+func (c *converter) array(elems []attr.Value) (any, error) {
+	out := make([]any, 0, len(elems))
+	for _, e := range elems {
+		val, err := c.value(e)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, val)
+	}
+	return out, nil
+}
+
+// bigToJSON returns an int64 for an integral number in range, else a float64.
+func bigToJSON(f *big.Float) any {
+	if f == nil {
+		return nil
+	}
+	if f.IsInt() {
+		if i, acc := f.Int64(); acc == big.Exact {
+			return i
+		}
+	}
+	v, _ := f.Float64()
+	return v
+}
+
+func floatToJSON(v float64) any {
+	if v == math.Trunc(v) && v >= math.MinInt64 && v < math.MaxInt64 && !math.IsInf(v, 0) {
+		return int64(v)
+	}
+	return v
+}
+
+// toDynamic converts a JSON data model value into a Terraform dynamic value:
+// objects as objects, arrays as tuples, numbers as numbers, null as a dynamic
+// null. The result is deterministic.
+func toDynamic(v any) types.Dynamic {
+	if v == nil {
+		return types.DynamicNull()
+	}
+	return types.DynamicValue(toAttr(v))
+}
+
+// toAttr converts a JSON data model value into a framework value.
+func toAttr(v any) attr.Value {
+	switch x := v.(type) {
+	case nil:
+		return types.DynamicNull()
+	case string:
+		return types.StringValue(x)
+	case bool:
+		return types.BoolValue(x)
+	case int:
+		return types.NumberValue(new(big.Float).SetInt64(int64(x)))
+	case int32:
+		return types.NumberValue(new(big.Float).SetInt64(int64(x)))
+	case int64:
+		return types.NumberValue(new(big.Float).SetInt64(x))
+	case uint64:
+		return types.NumberValue(new(big.Float).SetUint64(x))
+	case float32:
+		return types.NumberValue(big.NewFloat(float64(x)))
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return types.StringValue(fmt.Sprint(x))
+		}
+		return types.NumberValue(big.NewFloat(x))
+	case json.Number:
+		f, _, err := big.ParseFloat(string(x), 10, 512, big.ToNearestEven)
+		if err != nil {
+			return types.StringValue(string(x))
+		}
+		return types.NumberValue(f)
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		attrTypes := make(map[string]attr.Type, len(x))
+		attrs := make(map[string]attr.Value, len(x))
+		for _, k := range keys {
+			a := toAttr(x[k])
+			attrs[k] = a
+			attrTypes[k] = attrTypeOf(a)
+		}
+		return types.ObjectValueMust(attrTypes, attrs)
+	case []any:
+		elemTypes := make([]attr.Type, len(x))
+		elems := make([]attr.Value, len(x))
+		for i, e := range x {
+			a := toAttr(e)
+			elems[i] = a
+			elemTypes[i] = attrTypeOf(a)
+		}
+		return types.TupleValueMust(elemTypes, elems)
+	case []string:
+		arr := make([]any, len(x))
+		for i, s := range x {
+			arr[i] = s
+		}
+		return toAttr(arr)
+	case map[string]string:
+		m := make(map[string]any, len(x))
+		for k, s := range x {
+			m[k] = s
+		}
+		return toAttr(m)
+	}
+	return types.StringValue(fmt.Sprint(v))
+}
+
+func attrTypeOf(a attr.Value) attr.Type {
+	if d, ok := a.(basetypes.DynamicValue); ok && d.IsNull() {
+		return types.DynamicType
+	}
+	return a.Type(nil)
+}
+
+// decodeJSON parses JSON into the JSON data model with exact numbers.
+func decodeJSON(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("unexpected data after the JSON value")
+	}
+	return normalizeNumbers(v), nil
+}
+
+// normalizeNumbers turns json.Number into int64 or float64.
+func normalizeNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, err := x.Float64()
+		if err != nil {
+			return x.String()
+		}
+		return floatToJSON(f)
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalizeNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = normalizeNumbers(e)
+		}
+	}
+	return v
+}
+
+// dynamicFromJSON decodes JSON bytes into a dynamic value.
+func dynamicFromJSON(b []byte) (types.Dynamic, error) {
+	v, err := decodeJSON(b)
+	if err != nil {
+		return types.DynamicNull(), err
+	}
+	return toDynamic(v), nil
+}
+
+// jsonString encodes a JSON data model value as compact JSON (keys sorted).
+func jsonString(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}

@@ -1,0 +1,150 @@
+package provider
+
+import (
+	"encoding/json"
+	"math/big"
+	"reflect"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+func TestUnitConvert_RoundTrip(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		in   any
+	}{
+		{"empty object", map[string]any{}},
+		{"scalars", map[string]any{"s": "x", "b": true, "i": int64(3), "f": 1.5, "n": nil}},
+		{"nested", map[string]any{"a": map[string]any{"b": []any{int64(1), "two", map[string]any{"c": false}}}}},
+		{"mixed array", []any{int64(1), "a", nil, []any{}}},
+		{"negative and large", map[string]any{"neg": int64(-7), "big": int64(1) << 60, "frac": -0.25}},
+		{"string", "plain"},
+		{"null", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d := toDynamic(tc.in)
+			got, known, err := fromDynamic(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !known {
+				t.Fatal("known = false")
+			}
+			if !reflect.DeepEqual(got, tc.in) {
+				t.Fatalf("round trip: got %#v, want %#v", got, tc.in)
+			}
+		})
+	}
+}
+
+func TestUnitConvert_Deterministic(t *testing.T) {
+	t.Parallel()
+	in := map[string]any{"b": int64(1), "a": []any{"x", map[string]any{"z": nil, "y": true}}}
+	a, b := toDynamic(in), toDynamic(in)
+	if !a.Equal(b) {
+		t.Fatalf("toDynamic is not deterministic: %s vs %s", a, b)
+	}
+}
+
+func TestUnitConvert_NumbersIntegralBecomeInt64(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		in   *big.Float
+		want any
+	}{
+		{"integral", big.NewFloat(42), int64(42)},
+		{"fraction", big.NewFloat(0.5), 0.5},
+		{"out of int64 range", new(big.Float).SetFloat64(1e30), 1e30},
+	}
+	for _, tc := range cases {
+		got, _, err := fromDynamic(types.DynamicValue(types.NumberValue(tc.in)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: got %#v (%T), want %#v", tc.name, got, got, tc.want)
+		}
+	}
+}
+
+func TestUnitConvert_CollectionsAndTypedValues(t *testing.T) {
+	t.Parallel()
+	list := types.ListValueMust(types.StringType, []attr.Value{types.StringValue("a"), types.StringValue("b")})
+	set := types.SetValueMust(types.Int64Type, []attr.Value{types.Int64Value(1)})
+	mp := types.MapValueMust(types.BoolType, map[string]attr.Value{"k": types.BoolValue(true)})
+	obj := types.ObjectValueMust(
+		map[string]attr.Type{"l": list.Type(nil), "s": set.Type(nil), "m": mp.Type(nil), "f": types.Float64Type, "d": types.DynamicType, "n": types.StringType},
+		map[string]attr.Value{"l": list, "s": set, "m": mp, "f": types.Float64Value(2.5), "d": types.DynamicValue(types.StringValue("in")), "n": types.StringNull()},
+	)
+	got, known, err := fromDynamic(types.DynamicValue(obj))
+	if err != nil || !known {
+		t.Fatalf("err=%v known=%v", err, known)
+	}
+	want := map[string]any{
+		"l": []any{"a", "b"}, "s": []any{int64(1)}, "m": map[string]any{"k": true},
+		"f": 2.5, "d": "in", "n": nil,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v, want %#v", got, want)
+	}
+}
+
+func TestUnitConvert_UnknownPartsReported(t *testing.T) {
+	t.Parallel()
+	obj := types.ObjectValueMust(
+		map[string]attr.Type{"a": types.StringType, "b": types.StringType},
+		map[string]attr.Value{"a": types.StringValue("x"), "b": types.StringUnknown()},
+	)
+	got, known, err := fromDynamic(types.DynamicValue(obj))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if known {
+		t.Fatal("known = true for a value with an unknown part")
+	}
+	if !reflect.DeepEqual(got, map[string]any{"a": "x", "b": nil}) {
+		t.Fatalf("known parts not converted: %#v", got)
+	}
+	if _, known, _ := fromDynamic(types.DynamicUnknown()); known {
+		t.Fatal("an unknown dynamic is reported known")
+	}
+	if v, known, _ := fromDynamic(types.DynamicNull()); v != nil || !known {
+		t.Fatalf("null dynamic: got %#v known=%v", v, known)
+	}
+}
+
+func TestUnitConvert_JSONHelpers(t *testing.T) {
+	t.Parallel()
+	d, err := dynamicFromJSON([]byte(`{"a":1,"b":[1.5,"x",null],"c":{"d":true},"e":12345678901234567}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := fromDynamic(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"a": int64(1), "b": []any{1.5, "x", nil}, "c": map[string]any{"d": true}, "e": int64(12345678901234567)}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v, want %#v", got, want)
+	}
+	s, err := jsonString(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back any
+	if err := json.Unmarshal([]byte(s), &back); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := decodeJSON([]byte(`{} {}`)); err == nil {
+		t.Fatal("trailing data accepted")
+	}
+	if _, err := decodeJSON([]byte(`{`)); err == nil {
+		t.Fatal("broken JSON accepted")
+	}
+}

@@ -1,0 +1,248 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+)
+
+var (
+	_ datasource.DataSource                   = &PackageDataSource{}
+	_ datasource.DataSourceWithValidateConfig = &PackageDataSource{}
+)
+
+// The values of fail_on.
+const (
+	failOnError   = "error"
+	failOnWarning = "warning"
+	failOnNever   = "never"
+)
+
+var (
+	settingFieldAttrTypes = map[string]attr.Type{
+		"name":        types.StringType,
+		"type":        types.StringType,
+		"description": types.StringType,
+		"ui_order":    types.Int64Type,
+		"ui_group":    types.StringType,
+		"ui_advanced": types.BoolType,
+	}
+	findingAttrTypes = map[string]attr.Type{
+		"rule":        types.StringType,
+		"severity":    types.StringType,
+		"file":        types.StringType,
+		"schema_path": types.StringType,
+		"message":     types.StringType,
+	}
+)
+
+// PackageDataSource describes a package folder: its schemas, its settings
+// form and the findings of the openapi rules of `d8 package verify`.
+type PackageDataSource struct{}
+
+// NewPackageDataSource returns the deckhouse_package data source.
+func NewPackageDataSource() datasource.DataSource { return &PackageDataSource{} }
+
+type packageModel struct {
+	Path                    types.String `tfsdk:"path"`
+	FailOn                  types.String `tfsdk:"fail_on"`
+	SettingsSchemaFile      types.String `tfsdk:"settings_schema_file"`
+	PublishedSettingsSchema types.String `tfsdk:"published_settings_schema"`
+	PublishedValuesSchema   types.String `tfsdk:"published_values_schema"`
+	Settings                types.List   `tfsdk:"settings"`
+	Verify                  types.List   `tfsdk:"verify"`
+}
+
+// Metadata names the data source.
+func (d *PackageDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_package"
+}
+
+// Schema describes the data source.
+func (d *PackageDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		Description: "Reads a package folder without a cluster: which settings schema file DP uses, the schemas DP " +
+			"publishes, the top-level settings with their form metadata, and the findings of the openapi rules of " +
+			"`d8 package verify`.",
+		Attributes: map[string]schema.Attribute{
+			"path": schema.StringAttribute{
+				Required:    true,
+				Description: "A package folder that contains `openapi/`.",
+			},
+			"fail_on": schema.StringAttribute{
+				Optional: true,
+				Description: "Which verify findings fail the data source: `error` (default: findings of severity " +
+					"error are errors, warnings are warnings), `warning` (every finding is an error) or `never` " +
+					"(findings are only listed in `verify`).",
+			},
+			"settings_schema_file": schema.StringAttribute{
+				Computed:    true,
+				Description: "The settings schema file DP uses: `settings.yaml`, or `config-values.yaml` when settings.yaml is absent.",
+			},
+			"published_settings_schema": schema.StringAttribute{
+				Computed:    true,
+				Description: "The settings schema DP publishes in ApplicationPackageVersion, as JSON.",
+			},
+			"published_values_schema": schema.StringAttribute{
+				Computed:    true,
+				Description: "The values schema DP publishes, as JSON (null without values.yaml).",
+			},
+			"settings": schema.ListNestedAttribute{
+				Computed:    true,
+				Description: "The top-level settings with their form metadata, in schema order.",
+				NestedObject: schema.NestedAttributeObject{
+					Attributes: map[string]schema.Attribute{
+						"name":        schema.StringAttribute{Computed: true, Description: "Field name."},
+						"type":        schema.StringAttribute{Computed: true, Description: "Schema type (empty when the schema has none)."},
+						"description": schema.StringAttribute{Computed: true, Description: "Description from the schema."},
+						"ui_order":    schema.Int64Attribute{Computed: true, Description: "x-deckhouse-ui-order (null when unset)."},
+						"ui_group":    schema.StringAttribute{Computed: true, Description: "x-deckhouse-ui-group (empty when unset)."},
+						"ui_advanced": schema.BoolAttribute{Computed: true, Description: "x-deckhouse-ui-advanced."},
+					},
+				},
+			},
+			"verify": schema.ListNestedAttribute{
+				Computed:    true,
+				Description: "Findings of the openapi rules of `d8 package verify` (bilingual, advanced, enum, extensions).",
+				NestedObject: schema.NestedAttributeObject{
+					Attributes: map[string]schema.Attribute{
+						"rule":        schema.StringAttribute{Computed: true, Description: "Rule name."},
+						"severity":    schema.StringAttribute{Computed: true, Description: "`error` or `warning`."},
+						"file":        schema.StringAttribute{Computed: true, Description: "File, e.g. `openapi/settings.yaml`."},
+						"schema_path": schema.StringAttribute{Computed: true, Description: "Place inside the schema, e.g. `/properties/storage`."},
+						"message":     schema.StringAttribute{Computed: true, Description: "What is wrong."},
+					},
+				},
+			},
+		},
+	}
+}
+
+// ValidateConfig checks fail_on.
+func (d *PackageDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	var failOn types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("fail_on"), &failOn)...)
+	resp.Diagnostics.Append(checkFailOn(failOn)...)
+}
+
+func checkFailOn(v types.String) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if v.IsNull() || v.IsUnknown() {
+		return diags
+	}
+	switch v.ValueString() {
+	case failOnError, failOnWarning, failOnNever:
+	default:
+		diags.AddAttributeError(path.Root("fail_on"), "Invalid fail_on",
+			fmt.Sprintf("fail_on must be one of %q, %q or %q, got %q.", failOnError, failOnWarning, failOnNever, v.ValueString()))
+	}
+	return diags
+}
+
+// Read loads and verifies the package.
+func (d *PackageDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m packageModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	resp.Diagnostics.Append(checkFailOn(m.FailOn)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	dir := m.Path.ValueString()
+	pkg, diags := loadPackageDir(dir, path.Root("path"))
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	findings, err := engine.Verify(os.DirFS(dir))
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("path"), "Cannot verify the package", fmt.Sprintf("Package %q: %s", dir, err))
+		return
+	}
+	failOn := failOnError
+	if !m.FailOn.IsNull() {
+		failOn = m.FailOn.ValueString()
+	}
+	resp.Diagnostics.Append(findingDiagnostics(findings, failOn)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	m.SettingsSchemaFile = types.StringValue(pkg.SettingsFile())
+	m.PublishedSettingsSchema = types.StringValue(string(pkg.PublishedSettings()))
+	if v := pkg.PublishedValues(); v != nil {
+		m.PublishedValuesSchema = types.StringValue(string(v))
+	} else {
+		m.PublishedValuesSchema = types.StringNull()
+	}
+	m.Settings = settingFieldList(pkg.Fields())
+	m.Verify = findingList(findings)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// findingDiagnostics turns verify findings into diagnostics as fail_on says.
+func findingDiagnostics(findings []engine.Finding, failOn string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if failOn == failOnNever {
+		return diags
+	}
+	for _, f := range findings {
+		summary := fmt.Sprintf("Package verify %s: %s", f.Severity, f.Rule)
+		where := f.File
+		if f.SchemaPath != "" {
+			where += " at " + f.SchemaPath
+		}
+		detail := strings.TrimSpace(where + ": " + f.Message)
+		if f.Severity == engine.SeverityError || failOn == failOnWarning {
+			diags.AddAttributeError(path.Root("path"), summary, detail)
+		} else {
+			diags.AddAttributeWarning(path.Root("path"), summary, detail)
+		}
+	}
+	return diags
+}
+
+func settingFieldList(fields []engine.Field) types.List {
+	elems := []attr.Value{}
+	for _, f := range fields {
+		if len(f.Path) != 1 || f.Path[0].IsIndex {
+			continue
+		}
+		order := types.Int64Null()
+		if f.UIOrder != nil {
+			order = types.Int64Value(int64(*f.UIOrder))
+		}
+		elems = append(elems, types.ObjectValueMust(settingFieldAttrTypes, map[string]attr.Value{
+			"name":        types.StringValue(f.Path[0].Key),
+			"type":        types.StringValue(f.Type),
+			"description": types.StringValue(f.Description),
+			"ui_order":    order,
+			"ui_group":    types.StringValue(f.UIGroup),
+			"ui_advanced": types.BoolValue(f.UIAdvanced),
+		}))
+	}
+	return types.ListValueMust(types.ObjectType{AttrTypes: settingFieldAttrTypes}, elems)
+}
+
+func findingList(findings []engine.Finding) types.List {
+	elems := []attr.Value{}
+	for _, f := range findings {
+		elems = append(elems, types.ObjectValueMust(findingAttrTypes, map[string]attr.Value{
+			"rule":        types.StringValue(f.Rule),
+			"severity":    types.StringValue(string(f.Severity)),
+			"file":        types.StringValue(f.File),
+			"schema_path": types.StringValue(f.SchemaPath),
+			"message":     types.StringValue(f.Message),
+		}))
+	}
+	return types.ListValueMust(types.ObjectType{AttrTypes: findingAttrTypes}, elems)
+}

@@ -1,0 +1,292 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+)
+
+var _ datasource.DataSource = &PackageSettingsDataSource{}
+
+// PackageSettingsDataSource evaluates settings against a package folder as
+// DP does, without a cluster.
+type PackageSettingsDataSource struct{}
+
+// NewPackageSettingsDataSource returns the deckhouse_package_settings data source.
+func NewPackageSettingsDataSource() datasource.DataSource { return &PackageSettingsDataSource{} }
+
+type packageSettingsModel struct {
+	PackagePath             types.String  `tfsdk:"package_path"`
+	Settings                types.Dynamic `tfsdk:"settings"`
+	PreviousSettings        types.Dynamic `tfsdk:"previous_settings"`
+	ProjectResources        types.Map     `tfsdk:"project_resources"`
+	HookValues              types.Dynamic `tfsdk:"hook_values"`
+	AllowDestructiveSwitch  types.Bool    `tfsdk:"allow_destructive_settings_switch"`
+	EffectiveSettings       types.Dynamic `tfsdk:"effective_settings"`
+	Values                  types.Dynamic `tfsdk:"values"`
+	PublishedSettingsSchema types.String  `tfsdk:"published_settings_schema"`
+	PublishedValuesSchema   types.String  `tfsdk:"published_values_schema"`
+}
+
+// Metadata names the data source.
+func (d *PackageSettingsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_package_settings"
+}
+
+// Schema describes the data source.
+func (d *PackageSettingsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		Description: "Evaluates application settings against a package folder exactly as DP does, without a cluster: " +
+			"validation (schema, CEL rules, immutable fields, grantable resources, settings switches), effective " +
+			"settings, values and the published schemas. Any verdict of rejection is an error at the attribute path.",
+		Attributes: map[string]schema.Attribute{
+			"package_path": schema.StringAttribute{
+				Required:    true,
+				Description: "A package folder that contains `openapi/` (settings.yaml or config-values.yaml, values.yaml).",
+			},
+			"settings": schema.DynamicAttribute{
+				Optional:    true,
+				Description: "The user settings (Application.spec.settings). Default: an empty object.",
+			},
+			"previous_settings": schema.DynamicAttribute{
+				Optional: true,
+				Description: "The effective settings last applied (status.lastAppliedConfiguration). When set, the " +
+					"evaluation is an update of an installed application: rules referencing oldSelf run, immutable " +
+					"fields are checked and settings switches are detected.",
+			},
+			"project_resources": schema.MapNestedAttribute{
+				Optional: true,
+				Description: "The project's AvailableClusterResource catalog, keyed by the name used in " +
+					"`x-deckhouse-grantable-resource` (for example `storageclasses`). An absent key means no catalog " +
+					"for that resource: the field is neither defaulted nor checked.",
+				NestedObject: schema.NestedAttributeObject{
+					Attributes: map[string]schema.Attribute{
+						"default": schema.StringAttribute{
+							Optional:    true,
+							Description: "The project default name, injected when the field is empty or missing.",
+						},
+						"available": schema.ListAttribute{
+							ElementType: types.StringType,
+							Required:    true,
+							Description: "Names available to the project; a given value outside this list is rejected.",
+						},
+					},
+				},
+			},
+			"hook_values": schema.DynamicAttribute{
+				Optional:    true,
+				Description: "Values set by hooks, validated against openapi/values.yaml including its CEL rules.",
+			},
+			"allow_destructive_settings_switch": schema.BoolAttribute{
+				Optional: true,
+				Description: "Acknowledge a settings switch with `impact: destructive` " +
+					"(x-deckhouse-enum-switch-settings). Default false: such a switch is an error.",
+			},
+			"effective_settings": schema.DynamicAttribute{
+				Computed:    true,
+				Description: "The effective settings: settings.yaml defaults, project defaults of grantable fields, user settings.",
+			},
+			"values": schema.DynamicAttribute{
+				Computed: true,
+				Description: "The values templates get: the effective settings, values.yaml defaults and hook values " +
+					"(without values.yaml: the effective settings plus hook values).",
+			},
+			"published_settings_schema": schema.StringAttribute{
+				Computed:    true,
+				Description: "The settings schema DP publishes in ApplicationPackageVersion, as JSON.",
+			},
+			"published_values_schema": schema.StringAttribute{
+				Computed:    true,
+				Description: "The values schema DP publishes in ApplicationPackageVersion, as JSON (null without values.yaml).",
+			},
+		},
+	}
+}
+
+// Read evaluates the settings.
+func (d *PackageSettingsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m packageSettingsModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	unknownOut := func() {
+		m.EffectiveSettings = types.DynamicUnknown()
+		m.Values = types.DynamicUnknown()
+		m.PublishedSettingsSchema = types.StringUnknown()
+		m.PublishedValuesSchema = types.StringUnknown()
+		resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	}
+	if m.PackagePath.IsUnknown() {
+		unknownOut()
+		return
+	}
+	pkg, diags := loadPackageDir(m.PackagePath.ValueString(), path.Root("package_path"))
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	evalReq, known, diags := settingsRequest(&m)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !known {
+		unknownOut()
+		return
+	}
+
+	res := pkg.Evaluate(evalReq)
+	roots := map[engine.Document]path.Path{
+		engine.DocSettings:         path.Root("settings"),
+		engine.DocHookValues:       path.Root("hook_values"),
+		engine.DocPreviousSettings: path.Root("previous_settings"),
+	}
+	resp.Diagnostics.Append(problemDiagnosticsByDocument(roots, path.Root("settings"), res.Problems)...)
+	resp.Diagnostics.Append(switchDiagnostics(path.Root("settings"), res.Switches, evalReq.AllowDestructiveSwitch)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	m.EffectiveSettings = toDynamic(nonNilObject(res.Effective))
+	m.Values = toDynamic(nonNilObject(res.Values))
+	m.PublishedSettingsSchema = types.StringValue(string(pkg.PublishedSettings()))
+	if v := pkg.PublishedValues(); v != nil {
+		m.PublishedValuesSchema = types.StringValue(string(v))
+	} else {
+		m.PublishedValuesSchema = types.StringNull()
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func nonNilObject(m map[string]any) any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// loadPackageDir loads a package folder, reporting failures at attr.
+func loadPackageDir(dir string, attr path.Path) (*engine.Package, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	if dir == "" {
+		diags.AddAttributeError(attr, "Invalid package path", "The package path is empty: expected a folder that contains openapi/.")
+		return nil, diags
+	}
+	pkg, err := engine.LoadDir(dir)
+	if err != nil {
+		diags.AddAttributeError(attr, "Cannot load the package", fmt.Sprintf("Package %q: %s", dir, err))
+		return nil, diags
+	}
+	return pkg, diags
+}
+
+// settingsRequest converts the inputs into an engine request. known is false
+// when any input is not yet known.
+func settingsRequest(m *packageSettingsModel) (engine.Request, bool, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	req := engine.Request{}
+	known := true
+
+	object := func(name string, v types.Dynamic) (any, bool) {
+		val, k, err := fromDynamic(v)
+		if err != nil {
+			diags.AddAttributeError(path.Root(name), "Invalid "+name, err.Error())
+			return nil, false
+		}
+		if !k {
+			known = false
+			return nil, false
+		}
+		if val == nil {
+			return nil, false
+		}
+		if _, ok := val.(map[string]any); !ok {
+			diags.AddAttributeError(path.Root(name), "Invalid "+name+": type",
+				fmt.Sprintf("%s must be an object, got %s.", name, jsonTypeName(val)))
+			return nil, false
+		}
+		return val, true
+	}
+
+	if v, ok := object("settings", m.Settings); ok {
+		req.Settings = v
+	} else {
+		req.Settings = map[string]any{}
+	}
+	if v, ok := object("previous_settings", m.PreviousSettings); ok {
+		req.Previous = v
+		req.HasPrevious = true
+	}
+	if v, ok := object("hook_values", m.HookValues); ok {
+		req.HookValues = v
+	}
+	switch {
+	case m.AllowDestructiveSwitch.IsUnknown():
+		known = false
+	case !m.AllowDestructiveSwitch.IsNull():
+		req.AllowDestructiveSwitch = m.AllowDestructiveSwitch.ValueBool()
+	}
+	switch {
+	case m.ProjectResources.IsUnknown():
+		known = false
+	case !m.ProjectResources.IsNull():
+		cat, k, d := catalogFromMap(m.ProjectResources)
+		diags.Append(d...)
+		if !k {
+			known = false
+		}
+		req.Catalog = cat
+	}
+	return req, known, diags
+}
+
+// catalogFromMap converts project_resources into an engine catalog.
+func catalogFromMap(v types.Map) (engine.Catalog, bool, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	cat := engine.Catalog{}
+	known := true
+	for name, e := range v.Elements() {
+		obj, ok := e.(types.Object)
+		if !ok || obj.IsUnknown() {
+			known = false
+			continue
+		}
+		if obj.IsNull() {
+			continue
+		}
+		attrs := obj.Attributes()
+		gc := engine.GrantCatalog{}
+		if d, ok := attrs["default"].(types.String); ok {
+			if d.IsUnknown() {
+				known = false
+			}
+			gc.Default = d.ValueString()
+		}
+		if l, ok := attrs["available"].(types.List); ok {
+			if l.IsUnknown() {
+				known = false
+			}
+			for _, a := range l.Elements() {
+				s, ok := a.(types.String)
+				if !ok || s.IsUnknown() {
+					known = false
+					continue
+				}
+				if !s.IsNull() {
+					gc.Available = append(gc.Available, s.ValueString())
+				}
+			}
+		}
+		cat[name] = gc
+	}
+	return cat, known, diags
+}

@@ -1,0 +1,78 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+)
+
+var _ function.Function = &ValidateSettingsFunction{}
+
+// problemAttrTypes is the object type of one element of validate_settings.
+var problemAttrTypes = map[string]attr.Type{
+	"path":    types.StringType,
+	"message": types.StringType,
+	"kind":    types.StringType,
+}
+
+// ValidateSettingsFunction is provider::deckhouse::validate_settings.
+type ValidateSettingsFunction struct{}
+
+// NewValidateSettingsFunction returns the validate_settings function.
+func NewValidateSettingsFunction() function.Function { return &ValidateSettingsFunction{} }
+
+// Metadata names the function.
+func (f *ValidateSettingsFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
+	resp.Name = "validate_settings"
+}
+
+// Definition describes the parameters and the result.
+func (f *ValidateSettingsFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
+	resp.Definition = function.Definition{
+		Summary: "Problems DP finds in application settings",
+		Description: "Validates the settings against a published settings schema (JSON or YAML) as DP does on install " +
+			"and returns the list of problems, empty when DP accepts the settings. Each problem has the `path` of the " +
+			"offending value inside the settings (DP's notation, e.g. `postgres.storageClass`, empty for the root), " +
+			"the `message` DP reports and the `kind` of rule (undeclared, type, enum, pattern, required, cel, schema, ...).",
+		Parameters: []function.Parameter{
+			function.StringParameter{
+				Name:        "settings_schema_json",
+				Description: "The published settings schema (status.packageSchemas.settingsSchema.openAPIV3Schema) as JSON or YAML.",
+			},
+			function.DynamicParameter{
+				Name:           "settings",
+				Description:    "The user settings (Application.spec.settings): an object, or null for none.",
+				AllowNullValue: true,
+			},
+		},
+		Return: function.ListReturn{ElementType: types.ObjectType{AttrTypes: problemAttrTypes}},
+	}
+}
+
+// Run evaluates the settings.
+func (f *ValidateSettingsFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
+	pkg, settings, ferr := functionInputs(ctx, req)
+	if ferr != nil {
+		resp.Error = ferr
+		return
+	}
+	res := pkg.Evaluate(engine.Request{Settings: settings})
+	resp.Error = resp.Result.Set(ctx, problemList(res.Problems))
+}
+
+// problemList converts problems into the function's list value.
+func problemList(problems []*engine.Problem) types.List {
+	elems := make([]attr.Value, 0, len(problems))
+	for _, p := range problems {
+		elems = append(elems, types.ObjectValueMust(problemAttrTypes, map[string]attr.Value{
+			"path":    types.StringValue(p.Path.String()),
+			"message": types.StringValue(p.Message),
+			"kind":    types.StringValue(string(p.Kind)),
+		}))
+	}
+	return types.ListValueMust(types.ObjectType{AttrTypes: problemAttrTypes}, elems)
+}
