@@ -1,0 +1,414 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var (
+	_ resource.Resource                   = &ApplicationResource{}
+	_ resource.ResourceWithConfigure      = &ApplicationResource{}
+	_ resource.ResourceWithModifyPlan     = &ApplicationResource{}
+	_ resource.ResourceWithImportState    = &ApplicationResource{}
+	_ resource.ResourceWithIdentity       = &ApplicationResource{}
+	_ resource.ResourceWithValidateConfig = &ApplicationResource{}
+)
+
+// Annotation DP reads as the acknowledgement of a destructive settings switch.
+const allowDestructiveSwitchAnnotation = "applications.deckhouse.io/allow-destructive-settings-switch"
+
+// Values of immutable_field_change.
+const (
+	immutableModeError   = "error"
+	immutableModeReplace = "replace"
+)
+
+// Default operation timeouts.
+const (
+	defaultCreateTimeout = 15 * time.Minute
+	defaultUpdateTimeout = 15 * time.Minute
+	defaultDeleteTimeout = 10 * time.Minute
+)
+
+// maxApplicationNameLength is the limit of the DP webhook on Application names.
+const maxApplicationNameLength = 24
+
+// NewApplicationResource returns the deckhouse_application resource.
+func NewApplicationResource() resource.Resource { return &ApplicationResource{} }
+
+// ApplicationResource manages one DP Application.
+type ApplicationResource struct {
+	data  *ProviderData
+	cache *clusterCache
+}
+
+// applicationModel is the Terraform data of deckhouse_application.
+type applicationModel struct {
+	ID                             types.String  `tfsdk:"id"`
+	Name                           types.String  `tfsdk:"name"`
+	Namespace                      types.String  `tfsdk:"namespace"`
+	PackageName                    types.String  `tfsdk:"package_name"`
+	PackageVersion                 types.String  `tfsdk:"package_version"`
+	PackageRepositoryName          types.String  `tfsdk:"package_repository_name"`
+	ReleaseChannel                 types.String  `tfsdk:"release_channel"`
+	Maintenance                    types.String  `tfsdk:"maintenance"`
+	Labels                         types.Map     `tfsdk:"labels"`
+	Annotations                    types.Map     `tfsdk:"annotations"`
+	Settings                       types.Dynamic `tfsdk:"settings"`
+	SensitiveSettings              types.Dynamic `tfsdk:"sensitive_settings"`
+	SensitiveSettingsVersion       types.String  `tfsdk:"sensitive_settings_version"`
+	ImmutableFieldChange           types.String  `tfsdk:"immutable_field_change"`
+	AllowDestructiveSettingsSwitch types.Bool    `tfsdk:"allow_destructive_settings_switch"`
+	Wait                           types.Bool    `tfsdk:"wait"`
+	Timeouts                       types.Object  `tfsdk:"timeouts"`
+	EffectiveSettings              types.Dynamic `tfsdk:"effective_settings"`
+	Status                         types.Object  `tfsdk:"status"`
+	LastAppliedSettings            types.Dynamic `tfsdk:"last_applied_settings"`
+}
+
+// applicationIdentity is the resource identity (namespace, name).
+type applicationIdentity struct {
+	Namespace types.String `tfsdk:"namespace"`
+	Name      types.String `tfsdk:"name"`
+}
+
+var timeoutsAttrTypes = map[string]attr.Type{
+	"create": types.StringType,
+	"update": types.StringType,
+	"delete": types.StringType,
+}
+
+var conditionAttrTypes = map[string]attr.Type{
+	"status":  types.StringType,
+	"reason":  types.StringType,
+	"message": types.StringType,
+}
+
+var statusAttrTypes = map[string]attr.Type{
+	"state":                 types.StringType,
+	"message":               types.StringType,
+	"installed_version":     types.StringType,
+	"configuration_applied": types.ObjectType{AttrTypes: conditionAttrTypes},
+}
+
+func (r *ApplicationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_application"
+}
+
+func (r *ApplicationResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A Deckhouse Platform `Application` (`deckhouse.io/v1alpha1`): one installed instance of a package in a " +
+			"namespace. The plan validates `settings` as DP would (schema, CEL rules, project grants, immutable fields, " +
+			"enum switches) and shows the effective settings; apply writes the Application with server-side apply and " +
+			"waits until DP has applied the settings.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "`<namespace>/<name>`.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Name of the Application (at most 24 characters). Changing it replaces the Application.",
+				Validators:          []validator.String{applicationNameValidator{}},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"namespace": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Namespace (project) of the Application. Changing it replaces the Application.",
+				Validators:          []validator.String{nonEmptyStringValidator{}},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"package_name": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Name of the ApplicationPackage (`spec.packageName`). Changing it replaces the Application.",
+				Validators:          []validator.String{nonEmptyStringValidator{}},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"package_version": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Version of the package (`spec.packageVersion`), for example `v1.0.0`. Changing it upgrades in place.",
+				Validators:          []validator.String{nonEmptyStringValidator{}},
+			},
+			"package_repository_name": schema.StringAttribute{
+				Optional: true,
+				Computed: true,
+				MarkdownDescription: "PackageRepository the version comes from (`spec.packageRepositoryName`). When omitted and " +
+					"exactly one repository offers the package (`ApplicationPackage.status.availableRepositories`), that one " +
+					"is used and shown in the plan; otherwise the plan fails listing the choices.",
+			},
+			"release_channel": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Release channel (`spec.releaseChannel`).",
+			},
+			"maintenance": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Maintenance mode (`spec.maintenance`): `NoResourceReconciliation`.",
+				Validators:          []validator.String{oneOfStringValidator{values: []string{"NoResourceReconciliation"}}},
+			},
+			"labels": schema.MapAttribute{
+				Optional:            true,
+				ElementType:         types.StringType,
+				MarkdownDescription: "Labels of the Application object. Labels added by others are not managed.",
+			},
+			"annotations": schema.MapAttribute{
+				Optional:            true,
+				ElementType:         types.StringType,
+				MarkdownDescription: "Annotations of the Application object. Annotations added by others are not managed.",
+			},
+			"settings": schema.DynamicAttribute{
+				Optional: true,
+				MarkdownDescription: "Settings of the application (`spec.settings`), an object validated at plan against the " +
+					"settings schema published in the ApplicationPackageVersion.",
+			},
+			"sensitive_settings": schema.DynamicAttribute{
+				Optional:  true,
+				WriteOnly: true,
+				MarkdownDescription: "Secret settings, deep-merged into `spec.settings` at apply and validated at plan together " +
+					"with `settings`. Write-only: never stored in the plan or the state and never reported as drift. " +
+					"Change `sensitive_settings_version` to write new values. Requires Terraform or OpenTofu 1.11 or later.",
+			},
+			"sensitive_settings_version": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Any value; changing it writes `sensitive_settings` again.",
+			},
+			"immutable_field_change": schema.StringAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  stringdefault.StaticString(immutableModeError),
+				MarkdownDescription: "What a change of an `x-deckhouse-immutable` field does: `error` (default, as DP's webhook: " +
+					"the plan fails naming each field) or `replace` (the plan replaces the Application, naming the field).",
+				Validators: []validator.String{oneOfStringValidator{values: []string{immutableModeError, immutableModeReplace}}},
+			},
+			"allow_destructive_settings_switch": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
+				MarkdownDescription: "Acknowledges a settings switch with `impact: destructive` " +
+					"(`x-deckhouse-enum-switch-settings`). When true, apply writes the annotation " +
+					"`" + allowDestructiveSwitchAnnotation + ": \"true\"`.",
+			},
+			"wait": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(true),
+				MarkdownDescription: "Wait after create and update until DP has applied the settings " +
+					"(condition `ConfigurationApplied` for the new generation), and after delete until the object is gone.",
+			},
+			"effective_settings": schema.DynamicAttribute{
+				Computed: true,
+				MarkdownDescription: "Effective settings: `settings` + settings-schema defaults + project grant defaults, " +
+					"computed at plan (unknown when the package version cannot be read at plan). Values of " +
+					"`sensitive_settings` are not included.",
+			},
+			"status": schema.SingleNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "Status of the Application as DP reports it.",
+				Attributes: map[string]schema.Attribute{
+					"state":             schema.StringAttribute{Computed: true, MarkdownDescription: "`status.summary.state`."},
+					"message":           schema.StringAttribute{Computed: true, MarkdownDescription: "`status.summary.message`."},
+					"installed_version": schema.StringAttribute{Computed: true, MarkdownDescription: "`status.currentVersion.version`."},
+					"configuration_applied": schema.SingleNestedAttribute{
+						Computed:            true,
+						MarkdownDescription: "The `ConfigurationApplied` condition.",
+						Attributes: map[string]schema.Attribute{
+							"status":  schema.StringAttribute{Computed: true},
+							"reason":  schema.StringAttribute{Computed: true},
+							"message": schema.StringAttribute{Computed: true},
+						},
+					},
+				},
+			},
+			"last_applied_settings": schema.DynamicAttribute{
+				Computed: true,
+				MarkdownDescription: "`status.lastAppliedConfiguration`: the effective settings DP applied last, without the " +
+					"paths supplied by `sensitive_settings`.",
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": schema.SingleNestedBlock{
+				MarkdownDescription: "Operation timeouts as Go durations (`30s`, `10m`, `1h`).",
+				Attributes: map[string]schema.Attribute{
+					"create": schema.StringAttribute{Optional: true, MarkdownDescription: "Default `15m`."},
+					"update": schema.StringAttribute{Optional: true, MarkdownDescription: "Default `15m`."},
+					"delete": schema.StringAttribute{Optional: true, MarkdownDescription: "Default `10m`."},
+				},
+			},
+		},
+	}
+}
+
+func (r *ApplicationResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = identityschema.Schema{
+		Attributes: map[string]identityschema.Attribute{
+			"namespace": identityschema.StringAttribute{RequiredForImport: true, Description: "Namespace of the Application."},
+			"name":      identityschema.StringAttribute{RequiredForImport: true, Description: "Name of the Application."},
+		},
+	}
+}
+
+func (r *ApplicationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	pd, ok := req.ProviderData.(*ProviderData)
+	if !ok {
+		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *ProviderData, got %T", req.ProviderData))
+		return
+	}
+	r.data = pd
+	r.cache = clusterCacheFor(pd)
+}
+
+func (r *ApplicationResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var t types.Object
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("timeouts"), &t)...)
+	if resp.Diagnostics.HasError() || t.IsNull() || t.IsUnknown() {
+		return
+	}
+	for name, v := range t.Attributes() {
+		s, ok := v.(types.String)
+		if !ok || s.IsNull() || s.IsUnknown() {
+			continue
+		}
+		if d, err := time.ParseDuration(s.ValueString()); err != nil || d <= 0 {
+			resp.Diagnostics.AddAttributeError(path.Root("timeouts").AtName(name), "Invalid timeout",
+				fmt.Sprintf("timeouts.%s must be a positive Go duration such as 30s, 10m or 1h, got %q.", name, s.ValueString()))
+		}
+	}
+}
+
+// timeout returns the configured timeout of op (create, update, delete).
+func (m *applicationModel) timeout(op string, def time.Duration) time.Duration {
+	if m.Timeouts.IsNull() || m.Timeouts.IsUnknown() {
+		return def
+	}
+	s, ok := m.Timeouts.Attributes()[op].(types.String)
+	if !ok || s.IsNull() || s.IsUnknown() {
+		return def
+	}
+	d, err := time.ParseDuration(s.ValueString())
+	if err != nil || d <= 0 {
+		return def
+	}
+	return d
+}
+
+func (r *ApplicationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	var namespace, name string
+	if req.ID != "" {
+		parts := strings.Split(req.ID, "/")
+		if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
+			resp.Diagnostics.AddError("Invalid import ID",
+				fmt.Sprintf("Import an Application by \"<namespace>/<name>\", got %q.", req.ID))
+			return
+		}
+		namespace, name = parts[0], parts[1]
+	} else if req.Identity != nil {
+		var id applicationIdentity
+		resp.Diagnostics.Append(req.Identity.Get(ctx, &id)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		namespace, name = id.Namespace.ValueString(), id.Name.ValueString()
+	}
+	if namespace == "" || name == "" {
+		resp.Diagnostics.AddError("Invalid import identity", "Both namespace and name are required to import an Application.")
+		return
+	}
+	set := func(attr string, v any) {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
+	}
+	set("id", namespace+"/"+name)
+	set("namespace", namespace)
+	set("name", name)
+	set("immutable_field_change", immutableModeError)
+	set("allow_destructive_settings_switch", false)
+	set("wait", true)
+	if resp.Identity != nil {
+		resp.Diagnostics.Append(resp.Identity.Set(ctx, applicationIdentity{
+			Namespace: types.StringValue(namespace), Name: types.StringValue(name),
+		})...)
+	}
+}
+
+// applicationNameValidator enforces DP's limit on Application names.
+type applicationNameValidator struct{}
+
+func (applicationNameValidator) Description(context.Context) string {
+	return fmt.Sprintf("at most %d characters", maxApplicationNameLength)
+}
+
+func (v applicationNameValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (applicationNameValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	s := req.ConfigValue.ValueString()
+	switch {
+	case s == "":
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Application name", "name must not be empty.")
+	case len(s) > maxApplicationNameLength:
+		resp.Diagnostics.AddAttributeError(req.Path, "Application name too long",
+			fmt.Sprintf("name %q has %d characters; DP accepts at most %d.", s, len(s), maxApplicationNameLength))
+	}
+}
+
+// nonEmptyStringValidator rejects an empty string.
+type nonEmptyStringValidator struct{}
+
+func (nonEmptyStringValidator) Description(context.Context) string { return "must not be empty" }
+func (v nonEmptyStringValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (nonEmptyStringValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if !req.ConfigValue.IsNull() && !req.ConfigValue.IsUnknown() && req.ConfigValue.ValueString() == "" {
+		resp.Diagnostics.AddAttributeError(req.Path, "Empty value", fmt.Sprintf("%s must not be empty.", req.Path))
+	}
+}
+
+// oneOfStringValidator accepts one of a closed set of values.
+type oneOfStringValidator struct{ values []string }
+
+func (v oneOfStringValidator) Description(context.Context) string {
+	return "one of " + strings.Join(v.values, ", ")
+}
+func (v oneOfStringValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (v oneOfStringValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	for _, ok := range v.values {
+		if req.ConfigValue.ValueString() == ok {
+			return
+		}
+	}
+	resp.Diagnostics.AddAttributeError(req.Path, "Invalid value",
+		fmt.Sprintf("%s must be one of %s, got %q.", req.Path, strings.Join(v.values, ", "), req.ConfigValue.ValueString()))
+}
+
+// appendDiags is a small helper for functions returning diagnostics.
+func appendDiags(dst *diag.Diagnostics, src diag.Diagnostics) bool {
+	dst.Append(src...)
+	return !dst.HasError()
+}

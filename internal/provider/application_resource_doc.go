@@ -1,0 +1,156 @@
+package provider
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+)
+
+// Helpers on settings documents in the JSON data model (map[string]any,
+// []any, string, bool, numbers, nil). They never log or print values.
+
+// deepMerge returns over deep-merged onto base: objects merge key by key,
+// everything else in over replaces the value in base. Inputs are not modified.
+func deepMerge(base, over any) any {
+	bm, bok := base.(map[string]any)
+	om, ook := over.(map[string]any)
+	if !bok || !ook {
+		if over == nil {
+			return deepCopy(base)
+		}
+		return deepCopy(over)
+	}
+	out := make(map[string]any, len(bm)+len(om))
+	for k, v := range bm {
+		out[k] = deepCopy(v)
+	}
+	for k, v := range om {
+		if prev, ok := out[k]; ok {
+			out[k] = deepMerge(prev, v)
+		} else {
+			out[k] = deepCopy(v)
+		}
+	}
+	return out
+}
+
+// deepCopy copies maps and slices recursively.
+func deepCopy(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = deepCopy(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = deepCopy(e)
+		}
+		return out
+	}
+	return v
+}
+
+// leafPaths lists the key paths of every non-object value (and every empty
+// object) in doc, sorted. The root itself is never a leaf.
+func leafPaths(doc any) [][]string {
+	var out [][]string
+	var walk func(v any, p []string)
+	walk = func(v any, p []string) {
+		m, ok := v.(map[string]any)
+		if !ok || (len(m) == 0 && len(p) > 0) {
+			out = append(out, append([]string(nil), p...))
+			return
+		}
+		for k, e := range m {
+			walk(e, append(p, k))
+		}
+	}
+	if m, ok := doc.(map[string]any); ok && len(m) > 0 {
+		walk(m, nil)
+	}
+	sort.Slice(out, func(i, j int) bool { return strings.Join(out[i], "\x00") < strings.Join(out[j], "\x00") })
+	return out
+}
+
+// stripPaths returns a copy of doc without the values at paths. An object
+// emptied by the removal is removed too, unless keep reports that the user
+// declared that (empty) object.
+func stripPaths(doc any, paths [][]string, keep func(p []string) bool) any {
+	out := deepCopy(doc)
+	root, ok := out.(map[string]any)
+	if !ok {
+		return out
+	}
+	for _, p := range paths {
+		removePath(root, p, nil, keep)
+	}
+	return root
+}
+
+func removePath(m map[string]any, p, prefix []string, keep func([]string) bool) {
+	if len(p) == 0 {
+		return
+	}
+	if len(p) == 1 {
+		delete(m, p[0])
+		return
+	}
+	child, ok := m[p[0]].(map[string]any)
+	if !ok {
+		return
+	}
+	here := append(append([]string(nil), prefix...), p[0])
+	wasEmpty := len(child) == 0
+	removePath(child, p[1:], here, keep)
+	if !wasEmpty && len(child) == 0 && (keep == nil || !keep(here)) {
+		delete(m, p[0])
+	}
+}
+
+// lookupPath returns the value at a key path.
+func lookupPath(doc any, p []string) (any, bool) {
+	cur := doc
+	for _, k := range p {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		cur, ok = m[k]
+		if !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// encodePaths and decodePaths store key paths in private state (paths only, never values).
+func encodePaths(paths [][]string) []byte {
+	if paths == nil {
+		paths = [][]string{}
+	}
+	b, _ := json.Marshal(paths)
+	return b
+}
+
+func decodePaths(b []byte) [][]string {
+	var out [][]string
+	if len(b) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil
+	}
+	return out
+}
+
+// isEmptyDoc reports whether doc is nil or an empty object.
+func isEmptyDoc(doc any) bool {
+	if doc == nil {
+		return true
+	}
+	m, ok := doc.(map[string]any)
+	return ok && len(m) == 0
+}

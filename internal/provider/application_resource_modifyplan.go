@@ -1,0 +1,423 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+)
+
+// ModifyPlan gives DP's verdict at plan time, as a pipeline with early returns:
+//
+//  1. destroy: nothing to check;
+//  2. unchanged inputs: keep the computed values of the state, read nothing;
+//  3. unknown inputs (values known only at apply, provider configuration
+//     unknown): effective_settings unknown, checks at apply;
+//  4. fetch: repository resolution, the ApplicationPackageVersion (compiled
+//     once per process), grant catalogs; anything unreadable defers the checks
+//     to apply with a warning;
+//  5. checks: schema, CEL (oldSelf on update), grants, immutability, enum
+//     switches, ui-resource-name referents;
+//  6. computed values: effective_settings from settings alone (never from
+//     sensitive_settings).
+func (r *ApplicationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	// 1. Destroy.
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan applicationModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	var prior *applicationModel
+	if !req.State.Raw.IsNull() {
+		prior = &applicationModel{}
+		resp.Diagnostics.Append(req.State.Get(ctx, prior)...)
+	}
+	var configRepo types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("package_repository_name"), &configRepo)...)
+	var sensitiveVal types.Dynamic
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("sensitive_settings"), &sensitiveVal)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	replacing := prior != nil && (!plan.Name.Equal(prior.Name) || !plan.Namespace.Equal(prior.Namespace) || !plan.PackageName.Equal(prior.PackageName))
+	if prior != nil && !replacing && configRepo.IsNull() && plan.PackageRepositoryName.IsUnknown() {
+		plan.PackageRepositoryName = prior.PackageRepositoryName
+	}
+
+	// 2. Unchanged inputs.
+	if prior != nil && !specChanged(&plan, prior) {
+		copyComputed(&plan, prior)
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	defer func() { resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...) }()
+	plan.EffectiveSettings = types.DynamicUnknown()
+	if prior != nil {
+		plan.Status = types.ObjectUnknown(statusAttrTypes)
+		plan.LastAppliedSettings = types.DynamicUnknown()
+	}
+
+	// 3. Unknown inputs.
+	if plan.Namespace.IsUnknown() || plan.PackageName.IsUnknown() || plan.PackageVersion.IsUnknown() ||
+		(!configRepo.IsNull() && configRepo.IsUnknown()) || plan.AllowDestructiveSettingsSwitch.IsUnknown() ||
+		plan.ImmutableFieldChange.IsUnknown() {
+		return
+	}
+	settings, known, err := fromDynamic(plan.Settings)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("settings"), "Invalid settings", err.Error())
+		return
+	}
+	if !known {
+		return
+	}
+	if _, ok := settings.(map[string]any); settings != nil && !ok {
+		resp.Diagnostics.AddAttributeError(path.Root("settings"), "Invalid settings", "settings must be an object (a map of setting names to values).")
+		return
+	}
+	sensitive, known, err := fromDynamic(sensitiveVal)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("sensitive_settings"), "Invalid sensitive_settings", err.Error())
+		return
+	}
+	if !known {
+		return
+	}
+	if _, ok := sensitive.(map[string]any); sensitive != nil && !ok {
+		resp.Diagnostics.AddAttributeError(path.Root("sensitive_settings"), "Invalid sensitive_settings", "sensitive_settings must be an object (a map of setting names to values).")
+		return
+	}
+	if r.data == nil || r.data.ConfigUnknown() {
+		resp.Diagnostics.AddWarning("Settings not checked at plan",
+			"The provider configuration is not known yet, so the cluster cannot be read at plan. "+
+				"The settings of "+describe(&plan)+" are checked at apply, and effective_settings is known after apply.")
+		return
+	}
+	dyn, err := r.data.Dynamic(ctx)
+	if err != nil {
+		resp.Diagnostics.AddWarning("Settings not checked at plan",
+			"Cannot connect to the cluster: "+err.Error()+". The settings of "+describe(&plan)+" are checked at apply.")
+		return
+	}
+
+	// 4-6. Fetch, checks, computed values.
+	in := checkInputFromModel(&plan, prior, settings, sensitive)
+	if replacing {
+		in.hasPrevious, in.previous = false, nil
+	}
+	out := r.check(ctx, dyn, in, true)
+	resp.Diagnostics.Append(out.diags...)
+	if out.repository != "" && plan.PackageRepositoryName.IsUnknown() {
+		plan.PackageRepositoryName = types.StringValue(out.repository)
+	}
+	if out.replace {
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("settings"))
+		return
+	}
+	if out.deferred || resp.Diagnostics.HasError() {
+		return
+	}
+	plan.EffectiveSettings = toDynamic(out.effective)
+}
+
+func describe(m *applicationModel) string {
+	return fmt.Sprintf("Application %s/%s", m.Namespace.ValueString(), m.Name.ValueString())
+}
+
+// checkInput is everything the checks need, free of framework types.
+type checkInput struct {
+	namespace, name  string
+	packageName      string
+	version          string
+	repository       string // "" = resolve from ApplicationPackage
+	settings         any
+	sensitive        any
+	previous         any
+	hasPrevious      bool
+	allowDestructive bool
+	immutableMode    string
+}
+
+// checkOutput is the verdict of the checks.
+type checkOutput struct {
+	diags      diag.Diagnostics
+	deferred   bool // the checks could not run (warning at plan)
+	replace    bool // immutable fields changed in replace mode
+	repository string
+	effective  map[string]any
+}
+
+func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any) checkInput {
+	in := checkInput{
+		namespace:        plan.Namespace.ValueString(),
+		name:             plan.Name.ValueString(),
+		packageName:      plan.PackageName.ValueString(),
+		version:          plan.PackageVersion.ValueString(),
+		settings:         settings,
+		sensitive:        sensitive,
+		allowDestructive: plan.AllowDestructiveSettingsSwitch.ValueBool(),
+		immutableMode:    plan.ImmutableFieldChange.ValueString(),
+	}
+	if !plan.PackageRepositoryName.IsUnknown() && !plan.PackageRepositoryName.IsNull() {
+		in.repository = plan.PackageRepositoryName.ValueString()
+	}
+	if prior != nil {
+		for _, d := range []types.Dynamic{prior.LastAppliedSettings, prior.EffectiveSettings} {
+			if d.IsNull() || d.IsUnknown() {
+				continue
+			}
+			if v, known, err := fromDynamic(d); err == nil && known && v != nil {
+				in.previous, in.hasPrevious = v, true
+				break
+			}
+		}
+	}
+	return in
+}
+
+// check runs the checks of DP on one Application. At plan (atPlan) anything
+// that cannot be read defers the checks with a warning; at apply it is an error.
+func (r *ApplicationResource) check(ctx context.Context, dyn dynamic.Interface, in checkInput, atPlan bool) checkOutput {
+	var out checkOutput
+	who := fmt.Sprintf("Application %s/%s", in.namespace, in.name)
+	deferOrFail := func(summary, detail string) checkOutput {
+		if atPlan {
+			out.deferred = true
+			out.diags.AddWarning(summary, detail+" The settings are checked at apply, and effective_settings is known after apply.")
+		} else {
+			out.diags.AddError(summary, detail)
+		}
+		return out
+	}
+	cache := r.cache
+	if cache == nil {
+		cache = newClusterCache()
+	}
+
+	// Repository.
+	out.repository = in.repository
+	if out.repository == "" {
+		repos, found, err := cache.availableRepositories(ctx, dyn, in.packageName)
+		switch {
+		case err != nil:
+			return deferOrFail("Cannot resolve package_repository_name", err.Error()+".")
+		case !found:
+			if atPlan {
+				return deferOrFail("Package not found",
+					fmt.Sprintf("ApplicationPackage %q does not exist, so package_repository_name of %s cannot be resolved.", in.packageName, who))
+			}
+			out.diags.AddAttributeError(path.Root("package_name"), "Package not found",
+				fmt.Sprintf("ApplicationPackage %q does not exist; set package_repository_name or check package_name.", in.packageName))
+			return out
+		case len(repos) != 1:
+			choices := "none"
+			if len(repos) > 0 {
+				choices = strings.Join(repos, ", ")
+			}
+			out.diags.AddAttributeError(path.Root("package_repository_name"), "Choose a package repository",
+				fmt.Sprintf("package_repository_name is not set and %d repositories offer package %q (status.availableRepositories of the ApplicationPackage): %s. Set package_repository_name to one of them.",
+					len(repos), in.packageName, choices))
+			return out
+		}
+		out.repository = repos[0]
+	}
+
+	// Package version.
+	apvName := packageVersionName(out.repository, in.packageName, in.version)
+	apv, err := cache.packageVersion(ctx, dyn, apvName)
+	if err != nil {
+		return deferOrFail("Cannot read the package version", err.Error()+".")
+	}
+	if !apv.Ready() || apv.Package == nil {
+		return deferOrFail("Package version not available", apv.NotReadyReason()+"; "+who+" cannot be installed from it yet.")
+	}
+	pkg := apv.Package
+
+	// Grant catalogs.
+	catalog := engine.Catalog{}
+	fields := pkg.Fields()
+	for _, f := range fields {
+		if f.GrantableResource == "" {
+			continue
+		}
+		if _, done := catalog[f.GrantableResource]; done {
+			continue
+		}
+		g, err := cache.grantCatalog(ctx, dyn, in.namespace, f.GrantableResource)
+		if err != nil {
+			return deferOrFail("Cannot read the project grants", err.Error()+".")
+		}
+		if g.Found {
+			catalog[f.GrantableResource] = g.Catalog
+		}
+	}
+
+	merged := in.settings
+	if in.sensitive != nil {
+		merged = deepMerge(in.settings, in.sensitive)
+	}
+	req := engine.Request{
+		Settings:               merged,
+		Previous:               in.previous,
+		HasPrevious:            in.hasPrevious,
+		Catalog:                catalog,
+		AllowDestructiveSwitch: in.allowDestructive,
+	}
+	res := pkg.Evaluate(req)
+
+	// Immutable fields in replace mode: a replacement, not an error.
+	if in.hasPrevious && in.immutableMode == immutableModeReplace {
+		var names []string
+		for _, p := range res.Problems {
+			if p.Kind == engine.KindImmutable {
+				names = append(names, "settings."+p.Path.String())
+			}
+		}
+		if len(names) > 0 {
+			sort.Strings(names)
+			out.replace = true
+			out.diags.AddAttributeWarning(path.Root("settings"), "Immutable settings changed: the Application will be replaced",
+				fmt.Sprintf("%s: %s %s x-deckhouse-immutable, and immutable_field_change = \"replace\", so the Application is deleted and created again with the new settings.",
+					who, strings.Join(names, ", "), pluralVerb(len(names))))
+			return out
+		}
+	}
+
+	var inSettings, inSensitive []*engine.Problem
+	for _, p := range res.Problems {
+		if in.sensitive != nil && problemInSensitive(in.settings, in.sensitive, p.Path) {
+			inSensitive = append(inSensitive, p)
+		} else {
+			inSettings = append(inSettings, p)
+		}
+	}
+	out.diags.Append(problemDiagnostics(path.Root("settings"), inSettings)...)
+	out.diags.Append(problemDiagnostics(path.Root("sensitive_settings"), inSensitive)...)
+	out.diags.Append(switchDiagnostics(path.Root("settings"), res.Switches, in.allowDestructive)...)
+	if out.diags.HasError() {
+		return out
+	}
+
+	// ui-resource-name referents (warnings only, at plan).
+	if atPlan {
+		out.diags.Append(r.checkReferents(ctx, dyn, cache, in.namespace, fields, res.Effective)...)
+	}
+
+	// Effective settings from settings alone.
+	out.effective = res.Effective
+	if in.sensitive != nil {
+		req.Settings = in.settings
+		out.effective = pkg.Evaluate(req).Effective
+	}
+	if out.effective == nil {
+		out.effective = map[string]any{}
+	}
+	return out
+}
+
+func pluralVerb(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+// problemInSensitive reports whether the value at p comes from sensitive_settings.
+func problemInSensitive(settings, sensitive any, p engine.Path) bool {
+	var keys []string
+	for _, s := range p {
+		if s.IsIndex {
+			break
+		}
+		keys = append(keys, s.Key)
+	}
+	for i := len(keys); i > 0; i-- {
+		if _, ok := lookupPath(sensitive, keys[:i]); ok {
+			return true
+		}
+		if _, ok := lookupPath(settings, keys[:i]); ok {
+			return false
+		}
+	}
+	return false
+}
+
+// checkReferents warns when a field with x-deckhouse-ui-resource-name names
+// an object that does not exist (yet) in the namespace.
+func (r *ApplicationResource) checkReferents(ctx context.Context, dyn dynamic.Interface, cache *clusterCache, namespace string, fields []engine.Field, effective map[string]any) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for _, f := range fields {
+		if f.ResourceName == nil || f.ResourceName.Kind == "" {
+			continue
+		}
+		var keys []string
+		indexed := false
+		for _, s := range f.Path {
+			if s.IsIndex {
+				indexed = true
+				break
+			}
+			keys = append(keys, s.Key)
+		}
+		if indexed {
+			continue
+		}
+		v, ok := lookupPath(effective, keys)
+		name, isString := v.(string)
+		if !ok || !isString || name == "" {
+			continue
+		}
+		gv, err := schema.ParseGroupVersion(f.ResourceName.APIVersion)
+		if err != nil {
+			continue
+		}
+		gvr, _ := meta.UnsafeGuessKindToResource(gv.WithKind(f.ResourceName.Kind))
+		field := "settings." + f.Path.String()
+		got, err := cache.referent(ctx, dyn, gvr, namespace, name)
+		if err != nil {
+			diags.AddAttributeWarning(path.Root("settings"), "Referenced object not checked",
+				fmt.Sprintf("%s names %s %q; it could not be read in namespace %q: %v.", field, f.ResourceName.Kind, name, namespace, err))
+			continue
+		}
+		if !got.Found {
+			diags.AddAttributeWarning(path.Root("settings"), "Referenced object not found",
+				fmt.Sprintf("%s names %s %q, which does not exist in namespace %q (x-deckhouse-ui-resource-name). It may be created in the same apply.",
+					field, f.ResourceName.Kind, name, namespace))
+			continue
+		}
+		if f.ResourceName.LabelSelector != nil {
+			sel, err := selectorFrom(f.ResourceName.LabelSelector)
+			if err == nil && !sel.Matches(labels.Set(got.Labels)) {
+				diags.AddAttributeWarning(path.Root("settings"), "Referenced object does not match the label selector",
+					fmt.Sprintf("%s names %s %q in namespace %q, but its labels do not match the selector %s of x-deckhouse-ui-resource-name.",
+						field, f.ResourceName.Kind, name, namespace, sel.String()))
+			}
+		}
+	}
+	return diags
+}
+
+func selectorFrom(m map[string]any) (labels.Selector, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	var ls metav1.LabelSelector
+	if err := json.Unmarshal(b, &ls); err != nil {
+		return nil, err
+	}
+	return metav1.LabelSelectorAsSelector(&ls)
+}

@@ -1,0 +1,104 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var (
+	_ datasource.DataSource              = &AvailableClusterResourceDataSource{}
+	_ datasource.DataSourceWithConfigure = &AvailableClusterResourceDataSource{}
+)
+
+// NewAvailableClusterResourceDataSource returns deckhouse_available_cluster_resource.
+func NewAvailableClusterResourceDataSource() datasource.DataSource {
+	return &AvailableClusterResourceDataSource{}
+}
+
+// AvailableClusterResourceDataSource reads one project's grant catalog.
+type AvailableClusterResourceDataSource struct {
+	data  *ProviderData
+	cache *clusterCache
+}
+
+type availableClusterResourceModel struct {
+	ID        types.String `tfsdk:"id"`
+	Namespace types.String `tfsdk:"namespace"`
+	Name      types.String `tfsdk:"name"`
+	Found     types.Bool   `tfsdk:"found"`
+	Default   types.String `tfsdk:"default"`
+	Available types.List   `tfsdk:"available"`
+}
+
+func (d *AvailableClusterResourceDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_available_cluster_resource"
+}
+
+func (d *AvailableClusterResourceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Reads an AvailableClusterResource (`multitenancy.deckhouse.io/v1alpha1`): the cluster-wide " +
+			"resources of one kind granted to a project, and the project default. Its name is the value used in " +
+			"`x-deckhouse-grantable-resource` (for example `storageclasses`). A missing object gives `found = false`: " +
+			"DP then injects and checks nothing for that resource.",
+		Attributes: map[string]schema.Attribute{
+			"id":        schema.StringAttribute{Computed: true, MarkdownDescription: "`<namespace>/<name>`."},
+			"namespace": schema.StringAttribute{Required: true, MarkdownDescription: "Project namespace."},
+			"name":      schema.StringAttribute{Required: true, MarkdownDescription: "Resource name, for example `storageclasses`."},
+			"found":     schema.BoolAttribute{Computed: true, MarkdownDescription: "The AvailableClusterResource exists."},
+			"default":   schema.StringAttribute{Computed: true, MarkdownDescription: "The project default (`status.default`), null when none."},
+			"available": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Names available to the project (`status.available[].name`)."},
+		},
+	}
+}
+
+func (d *AvailableClusterResourceDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	pd, ok := req.ProviderData.(*ProviderData)
+	if !ok {
+		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *ProviderData, got %T", req.ProviderData))
+		return
+	}
+	d.data = pd
+	d.cache = clusterCacheFor(pd)
+}
+
+func (d *AvailableClusterResourceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m availableClusterResourceModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if d.data == nil {
+		resp.Diagnostics.AddError("Provider not configured", "The deckhouse provider has no cluster configuration.")
+		return
+	}
+	dyn, err := d.data.Dynamic(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot connect to the cluster", err.Error())
+		return
+	}
+	g, err := d.cache.grantCatalog(ctx, dyn, m.Namespace.ValueString(), m.Name.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the AvailableClusterResource", err.Error())
+		return
+	}
+	m.ID = types.StringValue(m.Namespace.ValueString() + "/" + m.Name.ValueString())
+	m.Found = types.BoolValue(g.Found)
+	m.Default = types.StringNull()
+	if g.Catalog.Default != "" {
+		m.Default = types.StringValue(g.Catalog.Default)
+	}
+	elems := make([]attr.Value, 0, len(g.Catalog.Available))
+	for _, n := range g.Catalog.Available {
+		elems = append(elems, types.StringValue(n))
+	}
+	m.Available = types.ListValueMust(types.StringType, elems)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
