@@ -1,0 +1,37 @@
+resource "deckhouse_application" "shop" {
+  name            = "shop"
+  namespace       = "team-payments"
+  package_name    = "demo-app"
+  package_version = "v1.0.0"
+  # package_repository_name may be omitted when one repository offers the package.
+  package_repository_name = "main"
+
+  settings = {
+    replicas = 2
+    domain   = "shop.example.com"
+  }
+
+  # Write-only: merged into spec.settings at apply, never stored in plan or state.
+  sensitive_settings = {
+    auth = { password = var.shop_admin_password }
+  }
+  sensitive_settings_version = "1"
+
+  labels = { team = "payments" }
+
+  timeouts {
+    create = "20m"
+    update = "20m"
+    delete = "10m"
+  }
+}
+
+variable "shop_admin_password" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+
+output "shop_effective_settings" {
+  value = deckhouse_application.shop.effective_settings
+}

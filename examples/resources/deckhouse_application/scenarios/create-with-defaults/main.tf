@@ -1,0 +1,13 @@
+# Create: the plan shows effective_settings with the schema defaults and the
+# project's grant defaults (storageClass from AvailableClusterResource/storageclasses).
+resource "deckhouse_application" "app" {
+  name            = "app"
+  namespace       = "team-a"
+  package_name    = "demo"
+  package_version = "v1.0.0"
+  settings        = { replicas = 2 }
+}
+
+output "effective" {
+  value = deckhouse_application.app.effective_settings
+}
