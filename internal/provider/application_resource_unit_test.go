@@ -1,0 +1,104 @@
+package provider
+
+import (
+	"reflect"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func TestSensitivePaths_StrippedFromClusterSettings(t *testing.T) {
+	tests := []struct {
+		name      string
+		cluster   map[string]any
+		sensitive map[string]any
+		prior     map[string]any
+		want      map[string]any
+	}{
+		{
+			name:      "leaf beside declared settings",
+			cluster:   map[string]any{"db": map[string]any{"host": "h", "password": "p"}},
+			sensitive: map[string]any{"db": map[string]any{"password": "x"}},
+			want:      map[string]any{"db": map[string]any{"host": "h"}},
+		},
+		{
+			name:      "object emptied by the removal disappears",
+			cluster:   map[string]any{"replicas": 1, "auth": map[string]any{"password": "p"}},
+			sensitive: map[string]any{"auth": map[string]any{"password": "x"}},
+			want:      map[string]any{"replicas": 1},
+		},
+		{
+			name:      "object declared empty by the user stays",
+			cluster:   map[string]any{"auth": map[string]any{"password": "p"}},
+			sensitive: map[string]any{"auth": map[string]any{"password": "x"}},
+			prior:     map[string]any{"auth": map[string]any{}},
+			want:      map[string]any{"auth": map[string]any{}},
+		},
+		{
+			name:    "no sensitive paths: unchanged",
+			cluster: map[string]any{"a": []any{1, 2}},
+			want:    map[string]any{"a": []any{1, 2}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			paths := decodePaths(encodePaths(leafPaths(tt.sensitive)))
+			got := stripPaths(tt.cluster, paths, func(p []string) bool {
+				v, ok := lookupPath(tt.prior, p)
+				return ok && isEmptyDoc(v)
+			})
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDeepMerge_ObjectsMergeOthersReplace(t *testing.T) {
+	base := map[string]any{"a": map[string]any{"x": 1, "y": 2}, "l": []any{1}}
+	over := map[string]any{"a": map[string]any{"y": 3}, "l": []any{2, 3}}
+	got := deepMerge(base, over)
+	want := map[string]any{"a": map[string]any{"x": 1, "y": 3}, "l": []any{2, 3}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	if base["a"].(map[string]any)["y"] != 2 {
+		t.Fatal("deepMerge modified its input")
+	}
+}
+
+func TestAppliedVerdict_WaitsForTheCurrentGeneration(t *testing.T) {
+	obj := func(gen, observed int64, status, reason string) map[string]any {
+		return map[string]any{
+			"metadata": map[string]any{"generation": gen},
+			"status": map[string]any{"conditions": []any{map[string]any{
+				"type": "ConfigurationApplied", "status": status, "reason": reason,
+				"message": "m", "observedGeneration": observed,
+			}}},
+		}
+	}
+	tests := []struct {
+		name     string
+		o        map[string]any
+		done     bool
+		rejected bool
+	}{
+		{"true for an older generation keeps waiting", obj(2, 1, "True", "ConfigurationApplied"), false, false},
+		{"true for the current generation is done", obj(2, 2, "True", "ConfigurationApplied"), true, false},
+		{"settings invalid is a rejection", obj(2, 2, "False", "SettingsInvalid"), true, true},
+		{"hook failure is a rejection", obj(2, 2, "False", "HookFailed"), true, true},
+		{"pending keeps waiting", obj(2, 2, "False", "Pending"), false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			done, err := appliedVerdict(unstructuredOf(tt.o))
+			if done != tt.done || (err != nil) != tt.rejected {
+				t.Fatalf("done=%v err=%v, want done=%v rejected=%v", done, err, tt.done, tt.rejected)
+			}
+		})
+	}
+}
+
+func unstructuredOf(m map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: m}
+}

@@ -1,0 +1,69 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestClusterCache_ConcurrentCallersShareOneRead(t *testing.T) {
+	c := newClusterCache()
+	var calls atomic.Int64
+	fetch := func(context.Context) (any, error) {
+		calls.Add(1)
+		time.Sleep(20 * time.Millisecond)
+		return "v", nil
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := c.get(context.Background(), "k", fetch)
+			if err != nil || v != "v" {
+				t.Errorf("get = %v, %v", v, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if _, err := c.get(context.Background(), "k", fetch); err != nil {
+		t.Fatal(err)
+	}
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("fetch ran %d times, want 1", n)
+	}
+	if n := c.Reads()["k"]; n != 1 {
+		t.Fatalf("Reads()[k] = %d, want 1", n)
+	}
+}
+
+func TestClusterCache_ErrorsAreNotCached(t *testing.T) {
+	c := newClusterCache()
+	fail := true
+	fetch := func(context.Context) (any, error) {
+		if fail {
+			return nil, errors.New("connection refused")
+		}
+		return 1, nil
+	}
+	if _, err := c.get(context.Background(), "k", fetch); err == nil {
+		t.Fatal("want the error")
+	}
+	fail = false
+	if v, err := c.get(context.Background(), "k", fetch); err != nil || v != 1 {
+		t.Fatalf("get after a failure = %v, %v", v, err)
+	}
+}
+
+func TestClusterCache_OnePerConfiguredProvider(t *testing.T) {
+	a, b := &ProviderData{}, &ProviderData{}
+	if clusterCacheFor(a) != clusterCacheFor(a) {
+		t.Fatal("the same provider must get the same cache")
+	}
+	if clusterCacheFor(a) == clusterCacheFor(b) {
+		t.Fatal("two configured providers must not share a cache")
+	}
+}
