@@ -1,0 +1,545 @@
+package localdp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+)
+
+// Names DP uses on Applications and package versions.
+const (
+	// Finalizer the stand-in controller puts on every Application.
+	Finalizer = "packages.deckhouse.io/application"
+	// LabelPackage and LabelInstance are the labels DP adds to Applications.
+	LabelPackage  = "packages.deckhouse.io/package"
+	LabelInstance = "packages.deckhouse.io/instance"
+	// LabelDraft marks a draft ApplicationPackageVersion.
+	LabelDraft = "packages.deckhouse.io/draft"
+	// AnnotationAllowDestructiveSwitch acknowledges a destructive enum switch.
+	AnnotationAllowDestructiveSwitch = "applications.deckhouse.io/allow-destructive-settings-switch"
+)
+
+// Condition types and reasons written by the stand-in controller.
+const (
+	CondInstalled            = "Installed"
+	CondReady                = "Ready"
+	CondConfigurationApplied = "ConfigurationApplied"
+	CondMetadataLoaded       = "MetadataLoaded"
+
+	ReasonPending           = "Pending"
+	ReasonRequirementsUnmet = "RequirementsUnmet"
+	ReasonSettingsInvalid   = "SettingsInvalid"
+)
+
+// maxMessage keeps condition messages under the CRD's limit.
+const maxMessage = 32000
+
+// controller is the stand-in for DP's Application controller.
+type controller struct {
+	dyn     dynamic.Interface
+	factory dynamicinformer.DynamicSharedInformerFactory
+	apps    cache.SharedIndexInformer
+	apvs    cache.SharedIndexInformer
+	queue   workqueue.TypedRateLimitingInterface[string]
+	workers int
+	logf    func(string, ...any)
+}
+
+func newController(cfg *rest.Config, opts Options) (*controller, error) {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = 4
+	}
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	factory := dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
+	c := &controller{
+		dyn:     dyn,
+		factory: factory,
+		apps:    factory.ForResource(ApplicationGVR).Informer(),
+		apvs:    factory.ForResource(ApplicationPackageVersionGVR).Informer(),
+		queue: workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](
+			5*time.Millisecond, 2*time.Second)),
+		workers: workers,
+		logf:    logf,
+	}
+	enqueue := func(obj any) {
+		key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+		if err == nil {
+			c.queue.Add(key)
+		}
+	}
+	if _, err := c.apps.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    enqueue,
+		UpdateFunc: func(_, obj any) { enqueue(obj) },
+	}); err != nil {
+		return nil, err
+	}
+	versionChanged := func(obj any) {
+		u, ok := obj.(*unstructured.Unstructured)
+		if ok {
+			c.enqueueUsers(u.GetName())
+		}
+	}
+	if _, err := c.apvs.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    versionChanged,
+		UpdateFunc: func(_, obj any) { versionChanged(obj) },
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// start runs the informers and the workers until ctx is cancelled; done is
+// closed when every worker has returned.
+func (c *controller) start(ctx context.Context, done chan struct{}) error {
+	c.factory.Start(ctx.Done())
+	syncCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if !cache.WaitForCacheSync(syncCtx.Done(), c.apps.HasSynced, c.apvs.HasSynced) {
+		c.queue.ShutDown()
+		c.factory.Shutdown()
+		close(done)
+		return errors.New("informer caches did not sync within 30s")
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < c.workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c.processNext(ctx) {
+			}
+		}()
+	}
+	go func() {
+		<-ctx.Done()
+		c.queue.ShutDown()
+		wg.Wait()
+		c.factory.Shutdown()
+		close(done)
+	}()
+	return nil
+}
+
+// enqueueUsers queues every Application that refers to the package version apvName.
+func (c *controller) enqueueUsers(apvName string) {
+	for _, obj := range c.apps.GetStore().List() {
+		u, ok := obj.(*unstructured.Unstructured)
+		if ok && versionName(u) == apvName {
+			c.queue.Add(u.GetNamespace() + "/" + u.GetName())
+		}
+	}
+}
+
+func (c *controller) processNext(ctx context.Context) bool {
+	key, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(key)
+	if err := c.safeReconcile(ctx, key); err != nil {
+		if ctx.Err() == nil {
+			if !apierrors.IsConflict(err) {
+				c.logf("application %s: %v (retrying)", key, err)
+			}
+			c.queue.AddRateLimited(key)
+		}
+		return true
+	}
+	c.queue.Forget(key)
+	return true
+}
+
+func (c *controller) safeReconcile(ctx context.Context, key string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	return c.reconcile(ctx, key)
+}
+
+func (c *controller) reconcile(ctx context.Context, key string) error {
+	ns, _, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return nil
+	}
+	obj, exists, err := c.apps.GetStore().GetByKey(key)
+	if err != nil || !exists {
+		return err
+	}
+	app := obj.(*unstructured.Unstructured).DeepCopy()
+	client := c.dyn.Resource(ApplicationGVR).Namespace(ns)
+
+	if app.GetDeletionTimestamp() != nil {
+		fins := app.GetFinalizers()
+		kept := fins[:0:0]
+		for _, f := range fins {
+			if f != Finalizer {
+				kept = append(kept, f)
+			}
+		}
+		if len(kept) == len(fins) {
+			return nil
+		}
+		app.SetFinalizers(kept)
+		_, err := client.Update(ctx, app, metav1.UpdateOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err == nil {
+			c.logf("application %s: finalizer removed", key)
+		}
+		return err
+	}
+
+	if ensureMetadata(app) {
+		app, err = client.Update(ctx, app, metav1.UpdateOptions{})
+		if err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return err
+		}
+	}
+	if upToDate(app) {
+		return nil
+	}
+	status, summary := c.evaluate(ctx, app)
+	app.Object["status"] = status
+	if _, err := client.UpdateStatus(ctx, app, metav1.UpdateOptions{}); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return err
+	}
+	c.logf("application %s: %s", key, summary)
+	return nil
+}
+
+// ensureMetadata adds the finalizer and DP's labels; it reports a change.
+func ensureMetadata(app *unstructured.Unstructured) bool {
+	changed := false
+	has := false
+	for _, f := range app.GetFinalizers() {
+		if f == Finalizer {
+			has = true
+		}
+	}
+	if !has {
+		app.SetFinalizers(append(app.GetFinalizers(), Finalizer))
+		changed = true
+	}
+	pkg, _, _ := unstructured.NestedString(app.Object, "spec", "packageName")
+	lbls := app.GetLabels()
+	if lbls == nil {
+		lbls = map[string]string{}
+	}
+	if lbls[LabelPackage] != pkg || lbls[LabelInstance] != app.GetName() {
+		lbls[LabelPackage] = pkg
+		lbls[LabelInstance] = app.GetName()
+		app.SetLabels(lbls)
+		changed = true
+	}
+	return changed
+}
+
+// upToDate reports whether the ConfigurationApplied condition already
+// describes the current generation with a final verdict.
+func upToDate(app *unstructured.Unstructured) bool {
+	for _, cond := range readConditions(app) {
+		if cond.Type != CondConfigurationApplied {
+			continue
+		}
+		if cond.ObservedGeneration != app.GetGeneration() {
+			return false
+		}
+		return cond.Reason != ReasonPending && cond.Reason != ReasonRequirementsUnmet
+	}
+	return false
+}
+
+// versionName is the ApplicationPackageVersion name an Application refers to.
+func versionName(app *unstructured.Unstructured) string {
+	repo, _, _ := unstructured.NestedString(app.Object, "spec", "packageRepositoryName")
+	pkg, _, _ := unstructured.NestedString(app.Object, "spec", "packageName")
+	ver, _, _ := unstructured.NestedString(app.Object, "spec", "packageVersion")
+	return PackageVersionName(repo, pkg, ver)
+}
+
+// PackageVersionName is the ApplicationPackageVersion name DP builds:
+// <repository>-<package>-<version>.
+func PackageVersionName(repository, pkg, version string) string {
+	return repository + "-" + pkg + "-" + version
+}
+
+// evaluate computes the new status of app and a one-line summary for the log.
+func (c *controller) evaluate(ctx context.Context, app *unstructured.Unstructured) (map[string]any, string) {
+	status, _, _ := unstructured.NestedMap(app.Object, "status")
+	if status == nil {
+		status = map[string]any{}
+	}
+	gen := app.GetGeneration()
+	conds := readConditions(app)
+	set := func(typ string, ok bool, reason, msg string) {
+		st := metav1.ConditionFalse
+		if ok {
+			st = metav1.ConditionTrue
+		}
+		if len(msg) > maxMessage {
+			msg = msg[:maxMessage]
+		}
+		meta.SetStatusCondition(&conds, metav1.Condition{
+			Type: typ, Status: st, Reason: reason, Message: msg, ObservedGeneration: gen,
+		})
+	}
+	finish := func(state, msg string) map[string]any {
+		status["conditions"] = conditionsToUnstructured(conds)
+		summary := map[string]any{"state": state}
+		if msg != "" {
+			summary["message"] = msg
+		}
+		status["summary"] = summary
+		return status
+	}
+	notReady := func(reason, msg string) (map[string]any, string) {
+		set(CondConfigurationApplied, false, reason, msg)
+		return finish("Pending", msg), "ConfigurationApplied=False " + reason
+	}
+
+	repo, _, _ := unstructured.NestedString(app.Object, "spec", "packageRepositoryName")
+	if repo == "" {
+		return notReady(ReasonRequirementsUnmet, "spec.packageRepositoryName is not set")
+	}
+	apvName := versionName(app)
+	obj, exists, err := c.apvs.GetStore().GetByKey(apvName)
+	if err != nil || !exists {
+		return notReady(ReasonPending, fmt.Sprintf("ApplicationPackageVersion %q not found", apvName))
+	}
+	apv := obj.(*unstructured.Unstructured)
+	if v, ok := apv.GetLabels()[LabelDraft]; ok && v != "false" {
+		return notReady(ReasonRequirementsUnmet, fmt.Sprintf("ApplicationPackageVersion %q is a draft and cannot be installed", apvName))
+	}
+	if !metadataLoaded(apv) {
+		return notReady(ReasonPending, fmt.Sprintf("ApplicationPackageVersion %q: metadata is not loaded yet", apvName))
+	}
+	settingsSchema, valuesSchema, err := publishedSchemas(apv)
+	if err != nil {
+		return notReady(ReasonRequirementsUnmet, fmt.Sprintf("ApplicationPackageVersion %q: %v", apvName, err))
+	}
+	pkg, err := engine.LoadPublished(settingsSchema, valuesSchema)
+	if err != nil {
+		return notReady(ReasonRequirementsUnmet, fmt.Sprintf("ApplicationPackageVersion %q: load published schemas: %v", apvName, err))
+	}
+	catalog, err := c.catalog(ctx, app.GetNamespace(), pkg)
+	if err != nil {
+		return notReady(ReasonPending, err.Error())
+	}
+
+	settings, _, _ := unstructured.NestedFieldNoCopy(app.Object, "spec", "settings")
+	req := engine.Request{
+		Settings:               settings,
+		Catalog:                catalog,
+		AllowDestructiveSwitch: app.GetAnnotations()[AnnotationAllowDestructiveSwitch] == "true",
+	}
+	if installed, _, _ := unstructured.NestedString(status, "currentVersion", "version"); installed != "" {
+		prev, _, _ := unstructured.NestedFieldNoCopy(status, "lastAppliedConfiguration")
+		if prev == nil {
+			prev = map[string]any{}
+		}
+		req.Previous, req.HasPrevious = prev, true
+	}
+	res := pkg.Evaluate(req)
+	if !res.OK() {
+		msgs := make([]string, 0, len(res.Problems))
+		for _, p := range res.Problems {
+			msgs = append(msgs, p.Error())
+		}
+		msg := "validate settings: " + strings.Join(msgs, "; ")
+		set(CondConfigurationApplied, false, ReasonSettingsInvalid, msg)
+		return finish("Failed", msg), fmt.Sprintf("ConfigurationApplied=False SettingsInvalid (%d problems)", len(res.Problems))
+	}
+
+	ver, _, _ := unstructured.NestedString(app.Object, "spec", "packageVersion")
+	current := map[string]any{"version": ver}
+	if ch, _, _ := unstructured.NestedString(app.Object, "spec", "releaseChannel"); ch != "" {
+		current["channel"] = ch
+	}
+	status["currentVersion"] = current
+	effective := map[string]any(res.Effective)
+	if effective == nil {
+		effective = map[string]any{}
+	}
+	status["lastAppliedConfiguration"] = toJSONValue(effective)
+	set(CondInstalled, true, CondInstalled, "")
+	set(CondReady, true, CondReady, "")
+	set(CondConfigurationApplied, true, CondConfigurationApplied, "")
+	return finish("Ready", ""), "ConfigurationApplied=True"
+}
+
+// catalog reads AvailableClusterResource/<name> in ns for every grantable
+// field of pkg. A missing object (or CRD) means no catalog for that name.
+func (c *controller) catalog(ctx context.Context, ns string, pkg *engine.Package) (engine.Catalog, error) {
+	var names []string
+	seen := map[string]bool{}
+	for _, f := range pkg.Fields() {
+		if f.GrantableResource != "" && !seen[f.GrantableResource] {
+			seen[f.GrantableResource] = true
+			names = append(names, f.GrantableResource)
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	sort.Strings(names)
+	out := engine.Catalog{}
+	for _, name := range names {
+		acr, err := c.dyn.Resource(AvailableClusterResourceGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("get AvailableClusterResource %s/%s: %w", ns, name, err)
+		}
+		out[name] = CatalogFrom(acr)
+	}
+	return out, nil
+}
+
+// CatalogFrom reads the grant catalog of an AvailableClusterResource.
+func CatalogFrom(acr *unstructured.Unstructured) engine.GrantCatalog {
+	var gc engine.GrantCatalog
+	gc.Default, _, _ = unstructured.NestedString(acr.Object, "status", "default")
+	items, _, _ := unstructured.NestedSlice(acr.Object, "status", "available")
+	for _, it := range items {
+		m, ok := it.(map[string]any)
+		if !ok {
+			continue
+		}
+		n, _ := m["name"].(string)
+		if n == "" {
+			continue
+		}
+		gc.Available = append(gc.Available, n)
+		if d, _ := m["default"].(bool); d && gc.Default == "" {
+			gc.Default = n
+		}
+	}
+	return gc
+}
+
+func metadataLoaded(apv *unstructured.Unstructured) bool {
+	items, _, _ := unstructured.NestedSlice(apv.Object, "status", "conditions")
+	for _, it := range items {
+		m, ok := it.(map[string]any)
+		if ok && m["type"] == CondMetadataLoaded {
+			return m["status"] == string(metav1.ConditionTrue)
+		}
+	}
+	return false
+}
+
+// publishedSchemas returns the JSON of the published settings and values schemas.
+func publishedSchemas(apv *unstructured.Unstructured) (settings, values []byte, err error) {
+	s, ok, _ := unstructured.NestedFieldNoCopy(apv.Object, "status", "packageSchemas", "settingsSchema", "openAPIV3Schema")
+	if !ok || s == nil {
+		return nil, nil, errors.New("status.packageSchemas.settingsSchema.openAPIV3Schema is not published")
+	}
+	if settings, err = json.Marshal(s); err != nil {
+		return nil, nil, err
+	}
+	if v, ok, _ := unstructured.NestedFieldNoCopy(apv.Object, "status", "packageSchemas", "valuesSchema", "openAPIV3Schema"); ok && v != nil {
+		if values, err = json.Marshal(v); err != nil {
+			return nil, nil, err
+		}
+	}
+	return settings, values, nil
+}
+
+func readConditions(obj *unstructured.Unstructured) []metav1.Condition {
+	items, ok, _ := unstructured.NestedFieldNoCopy(obj.Object, "status", "conditions")
+	if !ok || items == nil {
+		return nil
+	}
+	data, err := json.Marshal(items)
+	if err != nil {
+		return nil
+	}
+	var out []metav1.Condition
+	if json.Unmarshal(data, &out) != nil {
+		return nil
+	}
+	return out
+}
+
+func conditionsToUnstructured(conds []metav1.Condition) []any {
+	data, err := json.Marshal(conds)
+	if err != nil {
+		return nil
+	}
+	var out []any
+	_ = json.Unmarshal(data, &out)
+	return out
+}
+
+// toJSONValue round-trips v through JSON so it holds only types the
+// unstructured machinery can deep-copy (int64, float64, string, ...).
+func toJSONValue(v any) any {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.UseNumber()
+	if dec.Decode(&out) != nil {
+		return v
+	}
+	return fromNumbers(out)
+}
+
+func fromNumbers(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = fromNumbers(e)
+		}
+		return t
+	case []any:
+		for i, e := range t {
+			t[i] = fromNumbers(e)
+		}
+		return t
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return i
+		}
+		f, _ := t.Float64()
+		return f
+	default:
+		return v
+	}
+}

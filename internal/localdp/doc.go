@@ -1,0 +1,67 @@
+// Package localdp runs a local Deckhouse Platform (DP) control plane for
+// tests, the demo, the scale benchmark and anyone trying the provider: a real
+// etcd and kube-apiserver (started with controller-runtime's envtest from the
+// binaries that tools/bootstrap.sh builds), the DP package CRDs, an admin
+// kubeconfig, and a stand-in for DP's Application controller.
+//
+// # CRDs
+//
+// The definitions in crds/ are written for this project from the documented
+// shape of the DP API: Application (namespaced, short name app),
+// ApplicationPackageVersion (cluster, short name apv), ApplicationPackage and
+// PackageRepository (cluster), all deckhouse.io/v1alpha1, and
+// AvailableClusterResource (multitenancy.deckhouse.io/v1alpha1, namespaced).
+// Every kind has a status subresource. The Application CRD also rejects names
+// longer than 24 characters, as DP's admission webhook does.
+//
+// # The stand-in controller
+//
+// Every request it makes goes through the real API server (client-go dynamic
+// client, User-Agent ControllerUserAgent). It watches Applications in all
+// namespaces and ApplicationPackageVersions, and mirrors what DP's controller
+// does when it applies settings:
+//
+//   - it adds the finalizer packages.deckhouse.io/application and the labels
+//     packages.deckhouse.io/package and packages.deckhouse.io/instance on
+//     first sight, and removes the finalizer once the Application is being
+//     deleted, so deletions are observable and waiting for them is real;
+//   - for every generation not yet applied (the ConfigurationApplied
+//     condition's observedGeneration differs from metadata.generation) it
+//     reads the ApplicationPackageVersion <repo>-<package>-<version>: when it
+//     is missing or its metadata is not loaded the condition is
+//     ConfigurationApplied=False/Pending, when it is a draft
+//     ConfigurationApplied=False/RequirementsUnmet, and the Application is
+//     reconsidered when the version changes;
+//   - it compiles the published schemas (status.packageSchemas) with
+//     internal/engine, GETs AvailableClusterResource/<name> in the
+//     Application's namespace for every x-deckhouse-grantable-resource name
+//     (a missing object or CRD means no catalog), and evaluates spec.settings
+//     as DP does at apply time: as an update against
+//     status.lastAppliedConfiguration once status.currentVersion is set
+//     (oldSelf rules, immutable fields, enum switches, acknowledged by the
+//     annotation applications.deckhouse.io/allow-destructive-settings-switch
+//     = "true");
+//   - accepted: status.currentVersion, status.lastAppliedConfiguration (the
+//     effective settings), summary.state Ready, and the conditions Installed,
+//     Ready and ConfigurationApplied True with reason equal to the type;
+//     rejected: ConfigurationApplied=False, reason SettingsInvalid, message
+//     "validate settings: <path>: <message>; ...", summary.state Failed.
+//
+// What it does not do: there is no admission webhook (invalid settings are
+// accepted by the API server and rejected by the controller, as DP does at
+// apply time), no package download, no hooks (so no hook values and no
+// settings-check hook), no manifests or workloads, no package requirements,
+// no release channels, no status.urls, and no status.usedBy on package
+// versions.
+//
+// # Seeding
+//
+// SeedPackageVersion publishes a package folder's schemas with the engine
+// (as DP publishes them when it scans a repository), creating the
+// PackageRepository, ApplicationPackage and ApplicationPackageVersion;
+// SeedAvailableClusterResource grants cluster resources to a namespace;
+// Seed does both from a Config read by LoadConfig.
+//
+// The CLI in cmd/deckhouse-local runs the same control plane in the
+// foreground for the demo and for manual use.
+package localdp
