@@ -1,0 +1,360 @@
+// Command scalebench measures the provider at scale: it starts the local DP
+// control plane with an audit log, seeds P package versions and a grant
+// catalog per namespace, and for each N runs tofu plan (create), apply (which
+// waits for ConfigurationApplied), plan (refresh, no changes) and destroy on N
+// deckhouse_application resources, and the same phases on N terraform_data
+// resources holding the same settings as the floor. It prints one markdown
+// table: wall time, the provider's peak RSS, the provider's API requests (from
+// the kube-apiserver audit log) and the ratio to the floor, then a verdict per
+// scale target.
+//
+//	go run ./internal/scalebench [-n 20,100,300] [-p 10] [-ns 5] [-parallelism 10] [-out table.md]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+type options struct {
+	sizes       []int
+	p, ns       int
+	parallelism int
+	repeat      int
+	out         string
+	workDir     string
+	keep        bool
+	qps, burst  int
+	userAgent   string
+	poll        time.Duration
+}
+
+func parseSizes(s string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		n, err := strconv.Atoi(part)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("-n: %q is not a positive number", part)
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("-n: no sizes given")
+	}
+	return out, nil
+}
+
+func main() {
+	var o options
+	sizes := flag.String("n", "20,100,300", "comma-separated numbers of applications")
+	flag.IntVar(&o.p, "p", 10, "number of package versions")
+	flag.IntVar(&o.ns, "ns", 5, "number of namespaces")
+	flag.IntVar(&o.parallelism, "parallelism", 10, "tofu -parallelism")
+	flag.IntVar(&o.repeat, "repeat", 3, "runs of each plan phase (the fastest is reported)")
+	flag.StringVar(&o.out, "out", "", "also write the table to this file")
+	flag.StringVar(&o.workDir, "workdir", "", "working folder (default: a temporary folder)")
+	flag.BoolVar(&o.keep, "keep", false, "keep the working folder (configurations, tofu logs, audit log)")
+	flag.IntVar(&o.qps, "qps", 0, "provider qps argument (0: provider default)")
+	flag.IntVar(&o.burst, "burst", 0, "provider burst argument (0: provider default)")
+	flag.StringVar(&o.userAgent, "provider-user-agent", providerBinaryName, "user agent prefix of the provider's API requests")
+	flag.DurationVar(&o.poll, "rss-poll", 20*time.Millisecond, "interval of /proc polling for the provider's RSS")
+	flag.Parse()
+
+	var err error
+	if o.sizes, err = parseSizes(*sizes); err == nil {
+		switch {
+		case o.p <= 0 || o.ns <= 0 || o.parallelism <= 0 || o.repeat <= 0:
+			err = errors.New("-p, -ns, -parallelism and -repeat must be positive")
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "scalebench:", err)
+		os.Exit(2)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, o)
+	stop()
+	os.Exit(code)
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "==> [scalebench] "+format+"\n", args...)
+}
+
+// run performs the benchmark and returns the process exit code: 0 when every
+// target passed, 1 when one failed, 2 when the benchmark could not run.
+func run(ctx context.Context, o options) int {
+	work := o.workDir
+	if work == "" {
+		d, err := os.MkdirTemp("", "scalebench-")
+		if err != nil {
+			logf("error: %v", err)
+			return 2
+		}
+		work = d
+	} else if err := os.MkdirAll(work, 0o755); err != nil {
+		logf("error: %v", err)
+		return 2
+	}
+	if abs, err := filepath.Abs(work); err == nil {
+		work = abs
+	}
+	defer func() {
+		if o.keep {
+			logf("working folder kept: %s", work)
+			return
+		}
+		_ = os.RemoveAll(work)
+	}()
+
+	b, err := setup(ctx, o, work)
+	if b != nil {
+		defer b.close()
+	}
+	if err != nil {
+		logf("error: %v", err)
+		return 2
+	}
+
+	var results []*sizeResult
+	for _, n := range o.sizes {
+		if ctx.Err() != nil {
+			break
+		}
+		results = append(results, b.measureSize(ctx, n))
+	}
+	if ctx.Err() != nil {
+		logf("interrupted")
+		return 2
+	}
+
+	checks := evaluateTargets(results, o.p, o.ns, defaultTargets)
+	report := formatReport(o, results, checks)
+	fmt.Print(report)
+	if o.out != "" {
+		if err := os.WriteFile(o.out, []byte(report), 0o644); err != nil {
+			logf("error: write %s: %v", o.out, err)
+			return 2
+		}
+	}
+	for _, c := range checks {
+		if !c.Pass {
+			return 1
+		}
+	}
+	return 0
+}
+
+// formatReport is the table, the verdicts and the per-phase request details.
+func formatReport(o options, results []*sizeResult, checks []check) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Scale benchmark: P=%d package versions, %d namespaces, -parallelism=%d, plans best of %d; floor: terraform_data with the same settings.\n\n",
+		o.p, o.ns, o.parallelism, o.repeat)
+	b.WriteString(renderTable(results))
+	b.WriteString("\nTargets:\n\n")
+	for _, c := range checks {
+		b.WriteString("- " + c.String() + "\n")
+	}
+	b.WriteString("\nProvider requests per phase (from the audit log):\n\n")
+	b.WriteString(renderDetails(results))
+	return b.String()
+}
+
+// bench holds what every size shares.
+type bench struct {
+	o        options
+	work     string
+	provider string // provider binary
+	tofu     *tofuRunner
+	cluster  benchCluster
+	audit    string
+}
+
+func setup(ctx context.Context, o options, work string) (*bench, error) {
+	b := &bench{o: o, work: work, audit: filepath.Join(work, "audit.log")}
+	root, err := moduleRoot(ctx)
+	if err != nil {
+		return b, err
+	}
+	tofuBin, err := findTofu()
+	if err != nil {
+		return b, err
+	}
+	binDir := filepath.Join(work, "provider")
+	if err := os.MkdirAll(binDir, 0o755); err != nil {
+		return b, err
+	}
+	logf("building the provider")
+	if b.provider, err = buildProvider(ctx, root, binDir); err != nil {
+		return b, err
+	}
+	rc := filepath.Join(work, "tofurc")
+	if err := os.WriteFile(rc, []byte(cliConfig(binDir)), 0o644); err != nil {
+		return b, err
+	}
+	b.tofu = newTofuRunner(tofuBin, rc)
+
+	logf("starting the local control plane (audit log %s)", b.audit)
+	lay := layout{P: o.p, NS: o.ns}
+	b.cluster, err = startCluster(ctx, clusterOptions{
+		Dir:        filepath.Join(work, "cluster"),
+		AuditLog:   b.audit,
+		PackageDir: filepath.Join(root, "internal", "scalebench", "testdata", "package"),
+		Layout:     lay,
+	})
+	if err != nil {
+		return b, err
+	}
+	return b, nil
+}
+
+func (b *bench) close() {
+	if b.cluster != nil {
+		logf("stopping the local control plane")
+		if err := b.cluster.Stop(); err != nil {
+			logf("stop control plane: %v", err)
+		}
+	}
+}
+
+// measureSize runs both configurations for n applications.
+func (b *bench) measureSize(ctx context.Context, n int) *sizeResult {
+	lay := layout{N: n, P: b.o.p, NS: b.o.ns}
+	apps := lay.apps()
+	r := &sizeResult{N: n}
+
+	logf("N=%d: deckhouse_application", n)
+	cfg := deckhouseConfig(apps, providerOptions{ConfigPath: b.cluster.KubeconfigPath(), QPS: b.o.qps, Burst: b.o.burst})
+	r.Deckhouse = b.measureConfig(ctx, n, "deckhouse", cfg, true)
+	if ctx.Err() == nil {
+		left, err := b.cluster.CountApplications(ctx)
+		r.Leftovers = left
+		if err != nil {
+			r.CheckErr = err.Error()
+		}
+	}
+
+	logf("N=%d: terraform_data floor", n)
+	r.Floor = b.measureConfig(ctx, n, "floor", floorConfig(apps), false)
+	return r
+}
+
+// phaseSpec says how to run one phase and which exit code means success.
+type phaseSpec struct {
+	name string
+	args []string
+	want int // expected exit code (plan uses -detailed-exitcode: 2 changes, 0 none)
+	runs int
+}
+
+func (b *bench) measureConfig(ctx context.Context, n int, kind, config string, provider bool) map[string]*phaseResult {
+	dir := filepath.Join(b.work, fmt.Sprintf("n%d", n), kind)
+	logPath := filepath.Join(dir, "tofu.log")
+	out := map[string]*phaseResult{}
+	fail := func(msg string) map[string]*phaseResult {
+		for _, ph := range phases {
+			if out[ph] == nil {
+				out[ph] = &phaseResult{Err: msg}
+			}
+		}
+		return out
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fail(err.Error())
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(config), 0o644); err != nil {
+		return fail(err.Error())
+	}
+	// Offline: the provider comes from dev_overrides and terraform_data is built in.
+	if code, _, err := b.tofu.run(ctx, dir, logPath, "init", "-input=false", "-no-color"); err != nil || code != 0 {
+		return fail(fmt.Sprintf("tofu init exit %d %v: %s", code, err, tailFile(logPath, 15)))
+	}
+
+	par := fmt.Sprintf("-parallelism=%d", b.o.parallelism)
+	specs := []phaseSpec{
+		{phasePlanCreate, []string{"plan", "-input=false", "-no-color", "-detailed-exitcode", par}, 2, b.o.repeat},
+		{phaseApply, []string{"apply", "-auto-approve", "-input=false", "-no-color", par}, 0, 1},
+		{phasePlanRefresh, []string{"plan", "-input=false", "-no-color", "-detailed-exitcode", par}, 0, b.o.repeat},
+		{phaseDestroy, []string{"destroy", "-auto-approve", "-input=false", "-no-color", par}, 0, 1},
+	}
+	for _, sp := range specs {
+		if ctx.Err() != nil {
+			return fail("interrupted")
+		}
+		var best *phaseResult
+		var runs []time.Duration
+		for i := 0; i < sp.runs; i++ {
+			res := b.measurePhase(ctx, dir, logPath, sp, provider)
+			runs = append(runs, res.Wall)
+			if best == nil || (res.Err == "" && (best.Err != "" || res.Wall < best.Wall)) {
+				best = res
+			}
+			if res.Err != "" {
+				break
+			}
+		}
+		best.Runs = runs
+		out[sp.name] = best
+		logf("N=%d %s %s: %s s%s", n, kind, sp.name, seconds(best.Wall), errSuffix(best.Err))
+	}
+	return out
+}
+
+func errSuffix(e string) string {
+	if e == "" {
+		return ""
+	}
+	first, _, _ := strings.Cut(e, "\n")
+	return " (" + first + ")"
+}
+
+func (b *bench) measurePhase(ctx context.Context, dir, logPath string, sp phaseSpec, provider bool) *phaseResult {
+	res := &phaseResult{}
+	var w *rssWatcher
+	if provider {
+		w = newRSSWatcher(b.provider, b.o.poll)
+		w.Start()
+	}
+	from := time.Now()
+	code, wall, err := b.tofu.run(ctx, dir, logPath, sp.args...)
+	to := time.Now()
+	if w != nil {
+		res.MaxRSSKB, res.Procs = w.Stop()
+	}
+	res.Wall = wall
+	switch {
+	case err != nil:
+		res.Err = err.Error()
+	case code != sp.want:
+		what := fmt.Sprintf("exit code %d, want %d", code, sp.want)
+		if sp.want == 0 && code == 2 {
+			what = "plan shows changes (exit code 2), want none"
+		}
+		res.Err = what + "\n" + tailFile(logPath, 25)
+	}
+	if provider {
+		// Give the audit backend a moment to write the last events.
+		time.Sleep(300 * time.Millisecond)
+		var e1, e2 error
+		res.Provider, e1 = countAuditFile(b.audit, auditFilter{From: from, To: to, UserAgentPrefix: b.o.userAgent})
+		res.Others, e2 = countAuditFile(b.audit, auditFilter{From: from, To: to, UserAgentPrefix: b.o.userAgent, Exclude: true})
+		if err := errors.Join(e1, e2); err != nil && res.Err == "" {
+			res.Err = "read audit log: " + err.Error()
+		}
+	}
+	return res
+}

@@ -1,0 +1,304 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Phases in the order they run.
+const (
+	phasePlanCreate  = "plan (create)"
+	phaseApply       = "apply"
+	phasePlanRefresh = "plan (refresh)"
+	phaseDestroy     = "destroy"
+)
+
+var phases = []string{phasePlanCreate, phaseApply, phasePlanRefresh, phaseDestroy}
+
+// phaseResult is one measured tofu command.
+type phaseResult struct {
+	Wall     time.Duration   // the reported run (the fastest when repeated)
+	Runs     []time.Duration // every run
+	MaxRSSKB int64           // provider peak RSS, kB (deckhouse only)
+	Procs    int             // provider processes seen
+	Provider auditCounts     // requests of the provider
+	Others   auditCounts     // requests of every other client (the stand-in controller, the harness)
+	Err      string          // "" when the command did what the phase expects
+}
+
+// sizeResult holds both configurations' phases for one N.
+type sizeResult struct {
+	N         int
+	Deckhouse map[string]*phaseResult
+	Floor     map[string]*phaseResult
+	Leftovers int    // Applications left in the cluster after destroy
+	CheckErr  string // why the leftover check could not run
+}
+
+func seconds(d time.Duration) string { return fmt.Sprintf("%.2f", d.Seconds()) }
+
+// ratio is deckhouse wall / floor wall, or "n/a".
+func ratio(d, f *phaseResult) (float64, bool) {
+	if d == nil || f == nil || f.Wall <= 0 || d.Err != "" || f.Err != "" {
+		return 0, false
+	}
+	return d.Wall.Seconds() / f.Wall.Seconds(), true
+}
+
+// renderTable prints the results as one markdown table.
+func renderTable(results []*sizeResult) string {
+	var b strings.Builder
+	b.WriteString("| N | phase | deckhouse wall s | floor wall s | ratio | provider max RSS MB | API requests (provider) | requests per app |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	for _, r := range results {
+		for _, ph := range phases {
+			d, f := r.Deckhouse[ph], r.Floor[ph]
+			dw, fw, rt, rss, req, per := "-", "-", "-", "-", "-", "-"
+			if d != nil {
+				dw = seconds(d.Wall)
+				if d.Err != "" {
+					dw += " (failed)"
+				}
+				rss = fmt.Sprintf("%.0f", float64(d.MaxRSSKB)/1024)
+				req = fmt.Sprintf("%d", d.Provider.Total)
+				per = fmt.Sprintf("%.2f", float64(d.Provider.Total)/float64(r.N))
+			}
+			if f != nil {
+				fw = seconds(f.Wall)
+				if f.Err != "" {
+					fw += " (failed)"
+				}
+			}
+			if x, ok := ratio(d, f); ok {
+				rt = fmt.Sprintf("%.1f×", x)
+			}
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", r.N, ph, dw, fw, rt, rss, req, per)
+		}
+	}
+	return b.String()
+}
+
+// renderDetails lists every phase's provider requests by verb and resource, and failures.
+func renderDetails(results []*sizeResult) string {
+	var b strings.Builder
+	for _, r := range results {
+		for _, ph := range phases {
+			d := r.Deckhouse[ph]
+			if d == nil {
+				continue
+			}
+			fmt.Fprintf(&b, "- N=%d %s: provider %s; other clients %d", r.N, ph, d.Provider.Breakdown(), d.Others.Total)
+			if len(d.Runs) > 1 {
+				fmt.Fprintf(&b, "; runs %s s", joinDurations(d.Runs))
+			}
+			if f := r.Floor[ph]; f != nil && len(f.Runs) > 1 {
+				fmt.Fprintf(&b, "; floor runs %s s", joinDurations(f.Runs))
+			}
+			if d.Procs > 0 {
+				fmt.Fprintf(&b, "; provider processes %d", d.Procs)
+			}
+			b.WriteString("\n")
+		}
+		for _, ph := range phases {
+			if d := r.Deckhouse[ph]; d != nil && d.Err != "" {
+				fmt.Fprintf(&b, "- N=%d %s (deckhouse) failed: %s\n", r.N, ph, d.Err)
+			}
+			if f := r.Floor[ph]; f != nil && f.Err != "" {
+				fmt.Fprintf(&b, "- N=%d %s (floor) failed: %s\n", r.N, ph, f.Err)
+			}
+		}
+	}
+	return b.String()
+}
+
+func joinDurations(ds []time.Duration) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = seconds(d)
+	}
+	return strings.Join(parts, "/")
+}
+
+// check is one target's verdict.
+type check struct {
+	Name   string
+	Pass   bool
+	Detail string
+}
+
+func (c check) String() string {
+	v := "FAIL"
+	if c.Pass {
+		v = "PASS"
+	}
+	return fmt.Sprintf("%s: %s — %s", v, c.Name, c.Detail)
+}
+
+// targetLimits are the scale targets, as ratios and counts.
+type targetLimits struct {
+	RatioRefresh, RatioCreate float64
+	ApplySeconds              float64
+	RSSMB                     float64
+}
+
+var defaultTargets = targetLimits{RatioRefresh: 3, RatioCreate: 3, ApplySeconds: 15, RSSMB: 150}
+
+// isWait reports whether a "verb resource" key is part of waiting for the
+// controller's verdict or for deletion: reads of Applications.
+func isWait(key string) bool {
+	verb, res, _ := strings.Cut(key, " ")
+	return strings.HasPrefix(res, "applications") && (verb == "get" || verb == "list" || verb == "watch")
+}
+
+// isDiscovery reports whether a resource key is a discovery or OpenAPI download.
+func isDiscovery(res string) bool {
+	return strings.HasPrefix(res, "/api") || strings.HasPrefix(res, "/openapi") || strings.HasPrefix(res, "/version")
+}
+
+// evaluateTargets checks the targets on the largest N measured; p and ns are
+// the numbers of package versions and namespaces.
+func evaluateTargets(results []*sizeResult, p, ns int, lim targetLimits) []check {
+	if len(results) == 0 {
+		return []check{{Name: "benchmark ran", Pass: false, Detail: "no sizes measured"}}
+	}
+	r := results[0]
+	for _, x := range results {
+		if x.N > r.N {
+			r = x
+		}
+	}
+	n := r.N
+	var out []check
+	at := fmt.Sprintf("N=%d", n)
+
+	// Refresh plan.
+	if d, f := r.Deckhouse[phasePlanRefresh], r.Floor[phasePlanRefresh]; d != nil && f != nil {
+		x, ok := ratio(d, f)
+		out = append(out, check{
+			Name:   fmt.Sprintf("refresh plan %s ≤ %.0f× floor", at, lim.RatioRefresh),
+			Pass:   ok && x <= lim.RatioRefresh,
+			Detail: ratioDetail(d, f, x, ok),
+		})
+		appGets := d.Provider.Verb("get", "applications")
+		apvGets := d.Provider.Verb("get", "applicationpackageversions")
+		other := d.Provider.Total - appGets - apvGets
+		allowed := n + p + ns
+		out = append(out, check{
+			Name: fmt.Sprintf("refresh plan %s ≤ 1 GET per application + 1 per package version (+1 grant catalog per namespace)", at),
+			Pass: d.Err == "" && appGets <= n && apvGets <= p && d.Provider.Total <= allowed,
+			Detail: fmt.Sprintf("%d requests (limit %d): get applications %d (≤%d), get package versions %d (≤%d), other %d",
+				d.Provider.Total, allowed, appGets, n, apvGets, p, other),
+		})
+	} else {
+		out = append(out, check{Name: "refresh plan " + at, Detail: "not measured"})
+	}
+
+	// Create plan.
+	if d, f := r.Deckhouse[phasePlanCreate], r.Floor[phasePlanCreate]; d != nil && f != nil {
+		x, ok := ratio(d, f)
+		out = append(out, check{
+			Name:   fmt.Sprintf("create plan %s ≤ %.0f× floor", at, lim.RatioCreate),
+			Pass:   ok && x <= lim.RatioCreate,
+			Detail: ratioDetail(d, f, x, ok),
+		})
+		most, distinct := d.Provider.MaxGetsPerObject("applicationpackageversions")
+		out = append(out, check{
+			Name:   fmt.Sprintf("create plan %s fetches every package version once", at),
+			Pass:   d.Err == "" && most == 1 && distinct == p,
+			Detail: fmt.Sprintf("%d of %d versions read, at most %d GETs of one version; %d requests in all", distinct, p, most, d.Provider.Total),
+		})
+	} else {
+		out = append(out, check{Name: "create plan " + at, Detail: "not measured"})
+	}
+
+	// Apply.
+	if d := r.Deckhouse[phaseApply]; d != nil {
+		wait := 0
+		for k, v := range d.Provider.ByVerbResource {
+			if isWait(k) {
+				wait += v
+			}
+		}
+		nonWait := d.Provider.Total - wait
+		allowed := 2*n + p + ns
+		out = append(out, check{
+			Name:   fmt.Sprintf("apply %s including the wait ≤ %.0f s", at, lim.ApplySeconds),
+			Pass:   d.Err == "" && d.Wall.Seconds() <= lim.ApplySeconds,
+			Detail: fmt.Sprintf("%s s", seconds(d.Wall)),
+		})
+		out = append(out, check{
+			Name: fmt.Sprintf("apply %s ≤ 2 requests per application plus the wait", at),
+			Pass: d.Err == "" && nonWait <= allowed,
+			Detail: fmt.Sprintf("%d requests besides the wait (limit 2×%d + %d versions + %d grant catalogs = %d); wait %d",
+				nonWait, n, p, ns, allowed, wait),
+		})
+	} else {
+		out = append(out, check{Name: "apply " + at, Detail: "not measured"})
+	}
+
+	// RSS.
+	var maxKB int64
+	for _, ph := range phases {
+		if d := r.Deckhouse[ph]; d != nil && d.MaxRSSKB > maxKB {
+			maxKB = d.MaxRSSKB
+		}
+	}
+	out = append(out, check{
+		Name:   fmt.Sprintf("provider RSS %s ≤ %.0f MB", at, lim.RSSMB),
+		Pass:   maxKB > 0 && float64(maxKB)/1024 <= lim.RSSMB,
+		Detail: fmt.Sprintf("%.0f MB", float64(maxKB)/1024),
+	})
+
+	// Discovery on the hot path (every size).
+	disc := 0
+	for _, x := range results {
+		for _, d := range x.Deckhouse {
+			for k, v := range d.Provider.ByVerbResource {
+				if _, res, _ := strings.Cut(k, " "); isDiscovery(res) {
+					disc += v
+				}
+			}
+		}
+	}
+	out = append(out, check{
+		Name:   "no discovery or OpenAPI downloads by the provider",
+		Pass:   disc == 0,
+		Detail: fmt.Sprintf("%d such requests over all sizes and phases", disc),
+	})
+
+	// Errors and leftovers (every size).
+	var failures []string
+	leftovers := 0
+	for _, x := range results {
+		for _, ph := range phases {
+			if d := x.Deckhouse[ph]; d == nil || d.Err != "" {
+				failures = append(failures, fmt.Sprintf("N=%d %s", x.N, ph))
+			}
+			if f := x.Floor[ph]; f == nil || f.Err != "" {
+				failures = append(failures, fmt.Sprintf("N=%d %s (floor)", x.N, ph))
+			}
+		}
+		if x.CheckErr != "" {
+			failures = append(failures, fmt.Sprintf("N=%d leftover check: %s", x.N, x.CheckErr))
+		}
+		leftovers += x.Leftovers
+	}
+	detail := fmt.Sprintf("%d Applications left after destroy", leftovers)
+	if len(failures) > 0 {
+		detail = "failed: " + strings.Join(failures, ", ") + "; " + detail
+	}
+	out = append(out, check{
+		Name:   "no errors, no leftovers",
+		Pass:   len(failures) == 0 && leftovers == 0,
+		Detail: detail,
+	})
+	return out
+}
+
+func ratioDetail(d, f *phaseResult, x float64, ok bool) string {
+	if !ok {
+		return fmt.Sprintf("no ratio (deckhouse: %q, floor: %q)", d.Err, f.Err)
+	}
+	return fmt.Sprintf("%.1f× (%s s vs %s s)", x, seconds(d.Wall), seconds(f.Wall))
+}

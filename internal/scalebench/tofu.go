@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// providerBinaryName is the file name tofu's dev_overrides expect in the folder.
+const providerBinaryName = "terraform-provider-deckhouse"
+
+// Provider source addresses the CLI configuration overrides.
+var providerAddresses = []string{
+	"registry.opentofu.org/deckhouse/deckhouse",
+	"registry.terraform.io/deckhouse/deckhouse",
+}
+
+// findTofu returns the tofu binary: $DECKHOUSE_TOOLS_BIN/tofu, else
+// $DECKHOUSE_TOOLS_CACHE/bin/tofu, else ~/.cache/terraform-provider-deckhouse/bin/tofu.
+func findTofu() (string, error) {
+	var dir string
+	switch {
+	case os.Getenv("DECKHOUSE_TOOLS_BIN") != "":
+		dir = os.Getenv("DECKHOUSE_TOOLS_BIN")
+	case os.Getenv("DECKHOUSE_TOOLS_CACHE") != "":
+		dir = filepath.Join(os.Getenv("DECKHOUSE_TOOLS_CACHE"), "bin")
+	default:
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(home, ".cache", "terraform-provider-deckhouse", "bin")
+	}
+	p := filepath.Join(dir, "tofu")
+	if fi, err := os.Stat(p); err != nil || fi.IsDir() {
+		return "", fmt.Errorf("tofu not found at %s: run make tools (or set DECKHOUSE_TOOLS_BIN)", p)
+	}
+	return p, nil
+}
+
+// moduleRoot is the folder of the main module's go.mod.
+func moduleRoot(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", errors.New("not inside the provider module: run from the repository")
+	}
+	return filepath.Dir(gomod), nil
+}
+
+// buildProvider builds the provider binary into dir and returns its path.
+func buildProvider(ctx context.Context, root, dir string) (string, error) {
+	out := filepath.Join(dir, providerBinaryName)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, ".")
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build provider: %w\n%s", err, b)
+	}
+	return out, nil
+}
+
+// cliConfig renders a tofu CLI configuration that runs the provider from dir.
+func cliConfig(dir string) string {
+	var b strings.Builder
+	b.WriteString("provider_installation {\n  dev_overrides {\n")
+	for _, a := range providerAddresses {
+		fmt.Fprintf(&b, "    %s = %s\n", strconv.Quote(a), strconv.Quote(dir))
+	}
+	b.WriteString("  }\n  direct {}\n}\n")
+	return b.String()
+}
+
+// tofuRunner runs tofu commands in working folders with a fixed environment.
+type tofuRunner struct {
+	bin string
+	env []string
+}
+
+func newTofuRunner(bin, cliConfigPath string) *tofuRunner {
+	drop := map[string]bool{"TF_CLI_CONFIG_FILE": true, "TF_LOG": true, "TF_LOG_PATH": true,
+		"TF_LOG_PROVIDER": true, "TF_LOG_CORE": true, "TF_PLUGIN_CACHE_DIR": true, "TF_DATA_DIR": true,
+		"KUBECONFIG": true, "KUBE_CONFIG_PATH": true}
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if drop[k] || strings.HasPrefix(k, "TF_VAR_") || strings.HasPrefix(k, "KUBE_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env,
+		"TF_CLI_CONFIG_FILE="+cliConfigPath,
+		"TF_IN_AUTOMATION=1",
+		"TF_INPUT=0",
+		"CHECKPOINT_DISABLE=1",
+	)
+	return &tofuRunner{bin: bin, env: env}
+}
+
+// run executes tofu with args in dir, appending its output to logPath, and
+// returns the exit code and the wall time. The whole process group (tofu and
+// the providers it starts) is killed when ctx ends.
+func (r *tofuRunner) run(ctx context.Context, dir, logPath string, args ...string) (code int, wall time.Duration, err error) {
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return -1, 0, err
+	}
+	defer logf.Close()
+	fmt.Fprintf(logf, "\n$ tofu %s\n", strings.Join(args, " "))
+
+	cmd := exec.CommandContext(ctx, r.bin, args...)
+	cmd.Dir = dir
+	cmd.Env = r.env
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+
+	start := time.Now()
+	err = cmd.Run()
+	wall = time.Since(start)
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, wall, nil
+	case errors.As(err, &exitErr) && ctx.Err() == nil:
+		return exitErr.ExitCode(), wall, nil
+	default:
+		return -1, wall, err
+	}
+}
+
+// tailFile returns the last n lines of a file, for error messages.
+func tailFile(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := bytes.Split(bytes.TrimRight(b, "\n"), []byte("\n"))
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return string(bytes.Join(lines, []byte("\n")))
+}
