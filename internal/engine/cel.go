@@ -67,6 +67,12 @@ type branchNode struct {
 	node     *ruleNode
 }
 
+// celEnv is the environment every rule compiles in: self and oldSelf as dyn,
+// cross-type numeric comparisons (numbers are doubles, literals often ints),
+// and the extension libraries kube-apiserver offers that add no per-call
+// cost tracking: strings (v2), math, encoders and optional types. The lists
+// and sets libraries are left out: their cost trackers roughly double the
+// cost of every evaluation, and DP's documentation does not promise them.
 var celEnv = sync.OnceValues(func() (*cel.Env, error) {
 	return cel.NewEnv(
 		cel.Variable("self", cel.DynType),
@@ -75,8 +81,6 @@ var celEnv = sync.OnceValues(func() (*cel.Env, error) {
 		cel.DefaultUTCTimeZone(true),
 		cel.OptionalTypes(),
 		ext.Strings(ext.StringsVersion(2)),
-		ext.Lists(),
-		ext.Sets(),
 		ext.Math(),
 		ext.Encoders(),
 	)
@@ -383,7 +387,8 @@ func (a *activation) ResolveName(name string) (any, bool) {
 func (a *activation) Parent() interpreter.Activation { return nil }
 
 // run evaluates the rules of n and its children on v (and old, in the
-// oldSelf pass). v and old are CEL views (numbers as float64).
+// oldSelf pass). v and old are CEL views (numbers as float64). path is used
+// as a stack: children append to it in place, so a problem copies it.
 func (n *ruleNode) run(r *celRun, v any, old any, hasOld bool, path Path, depth int) {
 	if n == nil || v == nil || depth > maxValueDepth {
 		return
@@ -410,7 +415,7 @@ func (n *ruleNode) run(r *celRun, v any, old any, hasOld bool, path Path, depth 
 			for k, child := range n.props {
 				if cv, has := x[k]; has {
 					ov, oh := om[k]
-					child.run(r, cv, ov, oh && ov != nil, path.Key(k), depth+1)
+					child.run(r, cv, ov, oh && ov != nil, append(path, Segment{Key: k}), depth+1)
 				}
 			}
 		}
@@ -421,7 +426,7 @@ func (n *ruleNode) run(r *celRun, v any, old any, hasOld bool, path Path, depth 
 					continue
 				}
 				ov, oh := om[k]
-				child.run(r, x[k], ov, oh && ov != nil, path.Key(k), depth+1)
+				child.run(r, x[k], ov, oh && ov != nil, append(path, Segment{Key: k}), depth+1)
 			}
 		}
 	case []any:
@@ -445,7 +450,7 @@ func (n *ruleNode) run(r *celRun, v any, old any, hasOld bool, path Path, depth 
 			if oh {
 				ov = ol[i]
 			}
-			child.run(r, e, ov, oh && ov != nil, path.Index(i), depth+1)
+			child.run(r, e, ov, oh && ov != nil, append(path, Segment{Index: i, IsIndex: true}), depth+1)
 		}
 	}
 }
@@ -466,7 +471,7 @@ func (n *ruleNode) entryNode(k string) *ruleNode {
 
 func (r *celRun) eval(rule *celRule, self, old any, hasOld bool, path Path) {
 	fail := func(msg string) {
-		r.problems = append(r.problems, &Problem{Document: r.doc, Path: path, Kind: KindCEL, Message: msg, Rule: rule.expression})
+		r.problems = append(r.problems, &Problem{Document: r.doc, Path: append(Path(nil), path...), Kind: KindCEL, Message: msg, Rule: rule.expression})
 	}
 	if r.budget == 0 {
 		fail(fmt.Sprintf("%s (rule %q was not evaluated: the CEL cost budget of %d for one evaluation is exhausted)", rule.message, rule.expression, celEvaluationCostBudget))

@@ -11,65 +11,88 @@ package engine
 //     (patternProperties / additionalProperties schemas).
 //
 // Sources are merged in order: a later source deep-merges objects over the
-// earlier ones and replaces arrays and scalars whole. effectiveWithDefaults
-// implements "defaults, then the document over them": the defaults document
-// (the schema's defaults applied to an empty object) is computed first, the
-// document is deep-merged over it, and defaults are applied once more so
-// objects the document itself creates get their nested defaults.
+// earlier ones and replaces arrays and scalars whole. withDefaults does
+// "schema defaults, then the document over them" in one copying pass: a
+// missing key gets its default (with the defaults nested in it), a present
+// object is deep-merged over its property's object default, and defaults
+// are applied inside every object the document itself holds.
 
-// effectiveWithDefaults returns defaults(schema) ⊕ doc, with nested defaults
-// applied inside objects doc creates. doc is not changed.
+// effectiveWithDefaults returns defaults(schema) ⊕ doc as a new document;
+// doc is not changed and shares nothing with the result.
 func effectiveWithDefaults(schema map[string]any, doc map[string]any) map[string]any {
-	base := applyDefaults(schema, map[string]any{}, 0)
-	merged := deepMerge(base, doc)
-	out, _ := applyDefaults(schema, merged, 0).(map[string]any)
+	out, _ := withDefaults(schema, doc, 0).(map[string]any)
 	return out
 }
 
-// applyDefaults fills missing keys of v with the defaults of schema s, in
-// place where v is an object or array, and returns the (possibly new) value.
-func applyDefaults(s map[string]any, v any, depth int) any {
+// withDefaults returns a copy of v with the defaults of schema s applied.
+func withDefaults(s map[string]any, v any, depth int) any {
 	if s == nil || depth > maxValueDepth {
-		return v
+		return deepCopy(v)
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		if props := schemaMap(s["properties"]); props != nil {
-			for _, k := range sortedKeys(props) {
-				ps := schemaMap(props[k])
-				if ps == nil {
-					continue
-				}
-				if _, has := x[k]; !has {
-					if d, ok := ps["default"]; ok {
-						c, err := normalize(d)
-						if err != nil {
-							continue
-						}
-						x[k] = c
-					}
-				}
-			}
-		}
+		props := schemaMap(s["properties"])
+		out := make(map[string]any, len(x)+len(props))
 		for k, e := range x {
 			if e == nil {
+				out[k] = nil
 				continue
 			}
-			if es := entrySchema(s, k); es != nil {
-				x[k] = applyDefaults(es, e, depth+1)
-			}
+			out[k] = withDefaults(entrySchema(s, k), e, depth+1)
 		}
-		return x
+		for k, pv := range props {
+			ps := schemaMap(pv)
+			if ps == nil {
+				continue
+			}
+			d, hasDefault := ps["default"]
+			if !hasDefault {
+				continue
+			}
+			cur, present := out[k]
+			if present {
+				// A present object is merged over an object default.
+				if cm, ok := cur.(map[string]any); ok {
+					if dm, ok := d.(map[string]any); ok {
+						mergeUnder(cm, withDefaults(ps, dm, depth+1).(map[string]any))
+					}
+				}
+				continue
+			}
+			out[k] = withDefaults(ps, d, depth+1)
+		}
+		return out
 	case []any:
+		out := make([]any, len(x))
 		for i, e := range x {
 			if e == nil {
 				continue
 			}
-			if is := itemSchema(s, i); is != nil {
-				x[i] = applyDefaults(is, e, depth+1)
+			out[i] = withDefaults(itemSchema(s, i), e, depth+1)
+		}
+		return out
+	}
+	n, err := normalize(v)
+	if err != nil {
+		return nil
+	}
+	return n
+}
+
+// mergeUnder fills dst with the keys of base it lacks, recursing into
+// objects both hold: base is the earlier source, dst the later one. base is
+// owned by the caller and may be linked into dst.
+func mergeUnder(dst, base map[string]any) {
+	for k, bv := range base {
+		dv, has := dst[k]
+		if !has {
+			dst[k] = bv
+			continue
+		}
+		if dm, ok := dv.(map[string]any); ok {
+			if bm, ok := bv.(map[string]any); ok {
+				mergeUnder(dm, bm)
 			}
 		}
-		return x
 	}
-	return v
 }

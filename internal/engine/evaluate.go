@@ -120,7 +120,7 @@ func (p *Package) Evaluate(req Request) *Result {
 func runRules(n *ruleNode, doc Document, mode celMode, self, old any, hasOld bool) []*Problem {
 	r, cancel := newCELRun(doc, mode)
 	defer cancel()
-	n.run(r, self, old, hasOld, nil, 0)
+	n.run(r, self, old, hasOld, make(Path, 0, 16), 0)
 	return r.problems
 }
 

@@ -25,7 +25,7 @@ func applyGrants(s map[string]any, eff, raw any, cat Catalog, path Path, depth i
 	switch x := eff.(type) {
 	case map[string]any:
 		rm, _ := raw.(map[string]any)
-		for _, k := range sortedKeys(x) {
+		for k := range x {
 			ps := entrySchema(s, k)
 			if ps == nil {
 				continue
@@ -34,11 +34,11 @@ func applyGrants(s map[string]any, eff, raw any, cat Catalog, path Path, depth i
 		}
 		// Bound fields missing from the effective settings: inject.
 		if props := schemaMap(s["properties"]); props != nil {
-			for _, k := range sortedKeys(props) {
+			for k, pv := range props {
 				if _, has := x[k]; has {
 					continue
 				}
-				if ps := schemaMap(props[k]); ps != nil {
+				if ps := schemaMap(pv); ps != nil {
 					applyGrantField(ps, x, k, rm, cat, path.Key(k), depth, out)
 				}
 			}

@@ -100,9 +100,11 @@ func sortedKeys[V any](m map[string]V) []string {
 // hook values deep-merged over the result. Without a values schema the
 // result is the effective settings plus the hook values.
 func buildValues(valuesTree map[string]any, effective map[string]any, hook map[string]any) map[string]any {
-	var out any = deepCopy(effective)
+	var out any
 	if valuesTree != nil {
-		out = effectiveWithDefaults(valuesTree, out.(map[string]any))
+		out = effectiveWithDefaults(valuesTree, effective)
+	} else {
+		out = deepCopy(effective)
 	}
 	if hook != nil {
 		out = deepMerge(out, hook)
