@@ -364,6 +364,24 @@ type celRun struct {
 	mode     celMode
 	budget   uint64
 	problems []*Problem
+	// invalid lists the paths (as strings) where schema validation already
+	// failed: a rule that cannot be evaluated there (for example a string
+	// where the schema wants an object) adds no second problem.
+	invalid []string
+}
+
+// coversInvalid reports whether schema validation failed at path or below it.
+func (r *celRun) coversInvalid(path Path) bool {
+	if len(r.invalid) == 0 {
+		return false
+	}
+	ps := path.String()
+	for _, s := range r.invalid {
+		if ps == "" || s == ps || strings.HasPrefix(s, ps+".") || strings.HasPrefix(s, ps+"[") {
+			return true
+		}
+	}
+	return false
 }
 
 // activation binds self and oldSelf without allocating a map per evaluation.
@@ -491,10 +509,16 @@ func (r *celRun) eval(rule *celRule, self, old any, hasOld bool, path Path) {
 		if strings.Contains(err.Error(), "no such key") {
 			return // a missing key passes: authors guard with has()
 		}
+		if r.coversInvalid(path) {
+			return // the schema problem there already explains it
+		}
 		fail(fmt.Sprintf("%s (rule %q could not be evaluated: %s)", rule.message, rule.expression, celErrorText(err)))
 		return
 	}
 	if types.IsError(out) {
+		if r.coversInvalid(path) {
+			return
+		}
 		fail(fmt.Sprintf("%s (rule %q could not be evaluated: %v)", rule.message, rule.expression, out.Value()))
 		return
 	}

@@ -407,3 +407,48 @@ func TestCEL_SchemaWithoutRulesCompilesToNil(t *testing.T) {
 		t.Fatalf("want nil rule tree, got %+v", n)
 	}
 }
+
+func TestCEL_OldSelfMatchesArrayElementsByIndexAndMapValuesByKey(t *testing.T) {
+	schema := `
+type: object
+properties:
+  disks:
+    type: array
+    items:
+      type: integer
+      x-deckhouse-validations:
+      - {expression: "self >= oldSelf", message: "a disk can only grow"}
+  pools:
+    type: object
+    additionalProperties:
+      type: integer
+      x-deckhouse-validations:
+      - {expression: "self >= oldSelf", message: "a pool can only grow"}
+`
+	ps := celProblems(t, schema, `{disks: [5, 1, 1], pools: {a: 1, b: 1}}`, celWithOldSelf, `{disks: [1, 2], pools: {a: 2, c: 9}}`)
+	sortProblems(ps)
+	got := fmt.Sprint(problemSummary(ps))
+	want := fmt.Sprint([]string{"settings cel disks[1]: a disk can only grow", "settings cel pools.a: a pool can only grow"})
+	if got != want {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+func TestCEL_NoSecondProblemWhereTheSchemaAlreadyFailed(t *testing.T) {
+	n := mustRules(t, `
+type: object
+properties:
+  storage:
+    type: object
+    x-deckhouse-validations:
+    - {expression: "self.size > 1.0", message: "size must exceed 1"}
+`)
+	doc := celView(yamlValue(t, `{storage: {size: big}}`))
+	schemaProblem := &Problem{Document: DocSettings, Path: Path{}.Key("storage").Key("size"), Kind: KindType, Message: "must be number"}
+	if ps := runRules(n, DocSettings, celWithoutOldSelf, doc, nil, false, []*Problem{schemaProblem}); len(ps) != 0 {
+		t.Fatalf("got %v", problemSummary(ps))
+	}
+	if ps := runRules(n, DocSettings, celWithoutOldSelf, doc, nil, false, nil); len(ps) != 1 {
+		t.Fatalf("without a schema problem the evaluation error must be reported, got %v", problemSummary(ps))
+	}
+}

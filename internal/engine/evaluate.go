@@ -46,11 +46,12 @@ func (p *Package) Evaluate(req Request) *Result {
 	}
 
 	// 2. Schema and CEL on the raw settings.
-	res.Problems = append(res.Problems, p.settings.validate(DocSettings, user)...)
+	schemaProblems := p.settings.validate(DocSettings, user)
+	res.Problems = append(res.Problems, schemaProblems...)
 	var userCEL any
 	if p.settings.rules != nil {
 		userCEL = celView(user)
-		res.Problems = append(res.Problems, runRules(p.settings.rules, DocSettings, celWithoutOldSelf, userCEL, nil, false)...)
+		res.Problems = append(res.Problems, runRules(p.settings.rules, DocSettings, celWithoutOldSelf, userCEL, nil, false, schemaProblems)...)
 	}
 
 	// 3. Effective settings and grants.
@@ -74,7 +75,7 @@ func (p *Package) Evaluate(req Request) *Result {
 			res.Problems = append(res.Problems, &Problem{Document: DocPreviousSettings, Kind: KindType, Message: "previous settings must be an object", Rule: "type"})
 		default:
 			if p.settings.rules != nil {
-				res.Problems = append(res.Problems, runRules(p.settings.rules, DocSettings, celWithOldSelf, userCEL, celView(pm), true)...)
+				res.Problems = append(res.Problems, runRules(p.settings.rules, DocSettings, celWithOldSelf, userCEL, celView(pm), true, schemaProblems)...)
 			}
 			checkImmutable(p.settings.tree, eff, true, pm, false, nil, 0, &res.Problems)
 			detectSwitches(p.settings.tree, eff, pm, nil, 0, &res.Switches)
@@ -106,9 +107,10 @@ func (p *Package) Evaluate(req Request) *Result {
 	}
 	res.Values = buildValues(valuesTree, eff, hook)
 	if hook != nil && p.values != nil {
-		res.Problems = append(res.Problems, p.values.validate(DocHookValues, res.Values)...)
+		valuesProblems := p.values.validate(DocHookValues, res.Values)
+		res.Problems = append(res.Problems, valuesProblems...)
 		if p.values.rules != nil {
-			res.Problems = append(res.Problems, runRules(p.values.rules, DocHookValues, celWithoutOldSelf, celView(res.Values), nil, false)...)
+			res.Problems = append(res.Problems, runRules(p.values.rules, DocHookValues, celWithoutOldSelf, celView(res.Values), nil, false, valuesProblems)...)
 		}
 	}
 
@@ -116,10 +118,14 @@ func (p *Package) Evaluate(req Request) *Result {
 	return res
 }
 
-// runRules runs one pass of CEL rules over a document.
-func runRules(n *ruleNode, doc Document, mode celMode, self, old any, hasOld bool) []*Problem {
+// runRules runs one pass of CEL rules over a document; schemaProblems are
+// the document's schema problems (see celRun.invalid).
+func runRules(n *ruleNode, doc Document, mode celMode, self, old any, hasOld bool, schemaProblems []*Problem) []*Problem {
 	r, cancel := newCELRun(doc, mode)
 	defer cancel()
+	for _, p := range schemaProblems {
+		r.invalid = append(r.invalid, p.Path.String())
+	}
 	n.run(r, self, old, hasOld, make(Path, 0, 16), 0)
 	return r.problems
 }

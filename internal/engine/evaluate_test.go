@@ -262,3 +262,59 @@ func TestEvaluate_DoesNotChangeTheRequest(t *testing.T) {
 	assertValue(t, settings, `{domain: d, storage: {}}`)
 	assertValue(t, hook, `{internal: {adminPassword: "12345678"}}`)
 }
+
+func TestValues_HookValuesMustBeAnObject(t *testing.T) {
+	p := loadYAML(t, appSettings, appValues)
+	res := p.Evaluate(Request{Settings: map[string]any{"domain": "d"}, HookValues: []any{1}})
+	if kinds(res.Problems) != "hook_values/type/" {
+		t.Fatalf("got %v", problemSummary(res.Problems))
+	}
+}
+
+func TestValues_WithoutXExtendSettingsFailValuesValidation(t *testing.T) {
+	// Settings are at the root of values: a values schema that does not
+	// declare them (no x-extend) rejects the values once a hook changes them.
+	p := loadYAML(t, `{type: object, properties: {domain: {type: string}}}`, `{type: object, properties: {internal: {type: object, default: {}}}}`)
+	res := p.Evaluate(Request{Settings: map[string]any{"domain": "d"}, HookValues: map[string]any{"internal": map[string]any{}}})
+	if kinds(res.Problems) != "hook_values/undeclared/domain" {
+		t.Fatalf("got %v", problemSummary(res.Problems))
+	}
+	// Without hook values nothing validates the values.
+	if res := p.Evaluate(Request{Settings: map[string]any{"domain": "d"}}); !res.OK() {
+		t.Fatalf("got %v", problemSummary(res.Problems))
+	}
+}
+
+func TestEvaluate_IsSafeForConcurrentUse(t *testing.T) {
+	p := loadYAML(t, appSettings, appValues)
+	done := make(chan string)
+	for g := 0; g < 8; g++ {
+		go func(g int) {
+			res := p.Evaluate(Request{Settings: map[string]any{"domain": "d", "replicas": g % 5, "maxReplicas": 3}})
+			done <- kinds(res.Problems)
+		}(g)
+	}
+	for g := 0; g < 8; g++ {
+		if got := <-done; got != "" && got != "settings/cel/" {
+			t.Fatalf("unexpected %s", got)
+		}
+	}
+}
+
+func TestFields_FollowSchemaSourceOrderAfterUIOrder(t *testing.T) {
+	p := loadYAML(t, `
+type: object
+properties:
+  zeta: {type: string}
+  alpha: {type: string}
+  late: {type: string, x-deckhouse-ui-order: 20}
+  early: {type: string, x-deckhouse-ui-order: 10}
+`, "")
+	var got []string
+	for _, f := range p.Fields() {
+		got = append(got, f.Path.String())
+	}
+	if strings.Join(got, ",") != "early,late,zeta,alpha" {
+		t.Fatalf("got %v", got)
+	}
+}

@@ -56,7 +56,7 @@ func celProblems(t testing.TB, schema, doc string, mode celMode, old string) []*
 	if old != "" {
 		o = celView(yamlValue(t, old))
 	}
-	return runRules(n, DocSettings, mode, celView(yamlValue(t, doc)), o, old != "")
+	return runRules(n, DocSettings, mode, celView(yamlValue(t, doc)), o, old != "", nil)
 }
 
 // tryLoad loads a package from an in-memory file set, skipping the test while
