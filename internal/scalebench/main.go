@@ -231,15 +231,44 @@ func (b *bench) close() {
 	}
 }
 
-// measureSize runs both configurations for n applications.
+// measureSize runs both configurations for n applications, phase by phase,
+// alternating deckhouse and floor runs so that both see the same machine load.
 func (b *bench) measureSize(ctx context.Context, n int) *sizeResult {
 	lay := layout{N: n, P: b.o.p, NS: b.o.ns}
 	apps := lay.apps()
-	r := &sizeResult{N: n}
+	r := &sizeResult{N: n, Deckhouse: map[string]*phaseResult{}, Floor: map[string]*phaseResult{}}
 
-	logf("N=%d: deckhouse_application", n)
-	cfg := deckhouseConfig(apps, providerOptions{ConfigPath: b.cluster.KubeconfigPath(), QPS: b.o.qps, Burst: b.o.burst})
-	r.Deckhouse = b.measureConfig(ctx, n, "deckhouse", cfg, true)
+	dk := &configRun{kind: "deckhouse", provider: true, out: r.Deckhouse,
+		config: deckhouseConfig(apps, providerOptions{ConfigPath: b.cluster.KubeconfigPath(), QPS: b.o.qps, Burst: b.o.burst})}
+	fl := &configRun{kind: "floor", out: r.Floor, config: floorConfig(apps)}
+	for _, c := range []*configRun{dk, fl} {
+		c.dir = filepath.Join(b.work, fmt.Sprintf("n%d", n), c.kind)
+		c.log = filepath.Join(c.dir, "tofu.log")
+		c.failed = b.prepare(ctx, c)
+	}
+
+	par := fmt.Sprintf("-parallelism=%d", b.o.parallelism)
+	specs := []phaseSpec{
+		{phasePlanCreate, []string{"plan", "-input=false", "-no-color", "-detailed-exitcode", par}, 2, b.o.repeat},
+		{phaseApply, []string{"apply", "-auto-approve", "-input=false", "-no-color", par}, 0, 1},
+		{phasePlanRefresh, []string{"plan", "-input=false", "-no-color", "-detailed-exitcode", par}, 0, b.o.repeat},
+		{phaseDestroy, []string{"destroy", "-auto-approve", "-input=false", "-no-color", par}, 0, 1},
+	}
+	for _, sp := range specs {
+		for i := 0; i < sp.runs; i++ {
+			for _, c := range []*configRun{dk, fl} {
+				if ctx.Err() != nil {
+					c.failed = "interrupted"
+				}
+				c.step(ctx, b, sp, i)
+			}
+		}
+		for _, c := range []*configRun{dk, fl} {
+			if res := c.out[sp.name]; res != nil {
+				logf("N=%d %s %s: %s s%s", n, c.kind, sp.name, seconds(res.Wall), errSuffix(res.Err))
+			}
+		}
+	}
 	if ctx.Err() == nil {
 		left, err := b.cluster.CountApplications(ctx)
 		r.Leftovers = left
@@ -247,9 +276,6 @@ func (b *bench) measureSize(ctx context.Context, n int) *sizeResult {
 			r.CheckErr = err.Error()
 		}
 	}
-
-	logf("N=%d: terraform_data floor", n)
-	r.Floor = b.measureConfig(ctx, n, "floor", floorConfig(apps), false)
 	return r
 }
 
@@ -261,57 +287,56 @@ type phaseSpec struct {
 	runs int
 }
 
-func (b *bench) measureConfig(ctx context.Context, n int, kind, config string, provider bool) map[string]*phaseResult {
-	dir := filepath.Join(b.work, fmt.Sprintf("n%d", n), kind)
-	logPath := filepath.Join(dir, "tofu.log")
-	out := map[string]*phaseResult{}
-	fail := func(msg string) map[string]*phaseResult {
-		for _, ph := range phases {
-			if out[ph] == nil {
-				out[ph] = &phaseResult{Err: msg}
-			}
-		}
-		return out
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fail(err.Error())
-	}
-	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(config), 0o644); err != nil {
-		return fail(err.Error())
-	}
-	// Offline: the provider comes from dev_overrides and terraform_data is built in.
-	if code, _, err := b.tofu.run(ctx, dir, logPath, "init", "-input=false", "-no-color"); err != nil || code != 0 {
-		return fail(fmt.Sprintf("tofu init exit %d %v: %s", code, err, tailFile(logPath, 15)))
-	}
+// configRun is one configuration's working folder and results.
+type configRun struct {
+	kind     string
+	config   string
+	provider bool // measure the provider (RSS, requests)
+	dir, log string
+	out      map[string]*phaseResult
+	failed   string // set when the configuration cannot be run any further
+}
 
-	par := fmt.Sprintf("-parallelism=%d", b.o.parallelism)
-	specs := []phaseSpec{
-		{phasePlanCreate, []string{"plan", "-input=false", "-no-color", "-detailed-exitcode", par}, 2, b.o.repeat},
-		{phaseApply, []string{"apply", "-auto-approve", "-input=false", "-no-color", par}, 0, 1},
-		{phasePlanRefresh, []string{"plan", "-input=false", "-no-color", "-detailed-exitcode", par}, 0, b.o.repeat},
-		{phaseDestroy, []string{"destroy", "-auto-approve", "-input=false", "-no-color", par}, 0, 1},
+// prepare writes the configuration and runs tofu init, which works offline:
+// the provider comes from dev_overrides and terraform_data is built in.
+func (b *bench) prepare(ctx context.Context, c *configRun) string {
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return err.Error()
 	}
-	for _, sp := range specs {
-		if ctx.Err() != nil {
-			return fail("interrupted")
-		}
-		var best *phaseResult
-		var runs []time.Duration
-		for i := 0; i < sp.runs; i++ {
-			res := b.measurePhase(ctx, dir, logPath, sp, provider)
-			runs = append(runs, res.Wall)
-			if best == nil || (res.Err == "" && (best.Err != "" || res.Wall < best.Wall)) {
-				best = res
-			}
-			if res.Err != "" {
-				break
-			}
-		}
-		best.Runs = runs
-		out[sp.name] = best
-		logf("N=%d %s %s: %s s%s", n, kind, sp.name, seconds(best.Wall), errSuffix(best.Err))
+	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(c.config), 0o644); err != nil {
+		return err.Error()
 	}
-	return out
+	if code, _, err := b.tofu.run(ctx, c.dir, c.log, "init", "-input=false", "-no-color"); err != nil || code != 0 {
+		return fmt.Sprintf("tofu init exit %d %v: %s", code, err, tailFile(c.log, 15))
+	}
+	return ""
+}
+
+// step runs run i of a phase and keeps the fastest successful run. After a
+// failed apply, destroy still runs so the cluster is cleaned up.
+func (c *configRun) step(ctx context.Context, b *bench, sp phaseSpec, i int) {
+	best := c.out[sp.name]
+	if c.failed != "" && !(sp.name == phaseDestroy && c.failed != "interrupted" && ctx.Err() == nil) {
+		if best == nil {
+			c.out[sp.name] = &phaseResult{Err: c.failed}
+		}
+		return
+	}
+	if best != nil && best.Err != "" {
+		return // an earlier run of this phase failed
+	}
+	res := b.measurePhase(ctx, c.dir, c.log, sp, c.provider)
+	if best == nil || (res.Err == "" && res.Wall < best.Wall) || res.Err != "" {
+		if best != nil {
+			res.Runs = best.Runs
+		}
+		best = res
+	}
+	best.Runs = append(best.Runs, res.Wall)
+	c.out[sp.name] = best
+	if res.Err != "" && c.failed == "" {
+		c.failed = sp.name + " failed"
+	}
 }
 
 func errSuffix(e string) string {
