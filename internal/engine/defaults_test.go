@@ -178,3 +178,24 @@ func TestNormalize_NumbersAndUnsupportedTypes(t *testing.T) {
 		t.Fatal("10 000 levels must be rejected")
 	}
 }
+
+func TestDefaults_PatternPropertiesAndTupleItems(t *testing.T) {
+	got := effectiveOf(t, `
+type: object
+properties:
+  byPrefix:
+    type: object
+    properties:
+      fixed: {type: object, properties: {v: {type: integer, default: 0}}}
+    patternProperties:
+      "^x-": {type: object, properties: {v: {type: integer, default: 1}}}
+    additionalProperties: {type: object, properties: {v: {type: integer, default: 2}}}
+  pair:
+    type: array
+    items:
+    - {type: object, properties: {first: {type: boolean, default: true}}}
+    - {type: object, properties: {second: {type: boolean, default: false}}}
+    additionalItems: {type: object, properties: {rest: {type: string, default: r}}}
+`, `{byPrefix: {fixed: {}, x-a: {}, other: {}}, pair: [{}, {}, {}]}`)
+	assertValue(t, got, `{byPrefix: {fixed: {v: 0}, x-a: {v: 1}, other: {v: 2}}, pair: [{first: true}, {second: false}, {rest: r}]}`)
+}

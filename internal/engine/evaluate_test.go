@@ -318,3 +318,11 @@ properties:
 		t.Fatalf("got %v", got)
 	}
 }
+
+func TestEvaluate_ValueOutsideTheJSONModelIsAProblem(t *testing.T) {
+	p := loadYAML(t, appSettings, "")
+	res := p.Evaluate(Request{Settings: map[string]any{"domain": make(chan int)}})
+	if kinds(res.Problems) != "settings/type/" || !strings.Contains(res.Problems[0].Message, "chan int") {
+		t.Fatalf("got %v", problemSummary(res.Problems))
+	}
+}

@@ -94,3 +94,20 @@ func TestSwitch_DestructiveProblemCarriesEnglishMessage(t *testing.T) {
 		t.Fatalf("got %+v", p)
 	}
 }
+
+func TestSwitch_NumericDiscriminatorComparedAsString(t *testing.T) {
+	tree := yamlTree(t, `
+type: object
+properties:
+  version: {type: integer, enum: [1, 2]}
+oneOf:
+- properties: {version: {enum: [1]}}
+  x-deckhouse-enum-switch-settings: [{to: ["2"], impact: warning}]
+- properties: {version: {enum: [2]}}
+`)
+	var out []Switch
+	detectSwitches(tree, map[string]any{"version": int64(2)}, map[string]any{"version": float64(1)}, nil, 0, &out)
+	if len(out) != 1 || out[0].From != "1" || out[0].To != "2" || out[0].Path.String() != "version" {
+		t.Fatalf("got %+v", out)
+	}
+}
