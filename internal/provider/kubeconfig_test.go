@@ -39,6 +39,7 @@ func nullModel() providerModel {
 		Host: types.StringNull(), Username: types.StringNull(), Password: types.StringNull(), Token: types.StringNull(),
 		ClientCertificate: types.StringNull(), ClientKey: types.StringNull(), ClusterCACertificate: types.StringNull(),
 		Insecure: types.BoolNull(), TLSServerName: types.StringNull(), ProxyURL: types.StringNull(),
+		Exec:         types.ListNull(types.ObjectType{AttrTypes: map[string]attr.Type{"api_version": types.StringType, "command": types.StringType, "args": types.ListType{ElemType: types.StringType}, "env": types.MapType{ElemType: types.StringType}}}),
 		FieldManager: types.StringNull(), ForceConflicts: types.BoolNull(), QPS: types.Float64Null(), Burst: types.Int64Null(),
 	}
 }
@@ -120,12 +121,16 @@ func TestUnitProviderData_EnvironmentAndExplicitAttributes(t *testing.T) {
 	t.Setenv("KUBE_TOKEN", "env-token")
 	t.Setenv("KUBE_INSECURE", "true")
 	m := nullModel()
-	m.Exec = []execModel{{
-		APIVersion: types.StringValue("client.authentication.k8s.io/v1"),
-		Command:    types.StringValue("get-token"),
-		Args:       types.ListValueMust(types.StringType, []attr.Value{types.StringValue("--x")}),
-		Env:        types.MapValueMust(types.StringType, map[string]attr.Value{"A": types.StringValue("1")}),
-	}}
+	execType := map[string]attr.Type{
+		"api_version": types.StringType, "command": types.StringType,
+		"args": types.ListType{ElemType: types.StringType}, "env": types.MapType{ElemType: types.StringType},
+	}
+	m.Exec = types.ListValueMust(types.ObjectType{AttrTypes: execType}, []attr.Value{types.ObjectValueMust(execType, map[string]attr.Value{
+		"api_version": types.StringValue("client.authentication.k8s.io/v1"),
+		"command":     types.StringValue("get-token"),
+		"args":        types.ListValueMust(types.StringType, []attr.Value{types.StringValue("--x")}),
+		"env":         types.MapValueMust(types.StringType, map[string]attr.Value{"A": types.StringValue("1")}),
+	})})
 	conn, _ := connectionFromModel(context.Background(), &m)
 	cfg, err := conn.restConfig()
 	if err != nil {

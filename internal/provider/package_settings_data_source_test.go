@@ -116,7 +116,7 @@ func TestAccPackageSettings_Accepts(t *testing.T) {
 		// Hook values validated against values.yaml and merged over its defaults.
 		settingsDS("hooks", app, `hook_values = { internal = { adminPassword = "secret" } }`) +
 		// Without values.yaml: values are the effective settings plus hook values.
-		settingsDS("novalues", testPackage(t, "novalues"), `hook_values = { extra = 1 }`) +
+		settingsDS("novalues", testPackage(t, "novalues"), `hook_values = { extra = 1, nothing = null, list = [1, "a", null] }`) +
 		// Legacy config-values.yaml.
 		settingsDS("legacy", testPackage(t, "legacy"), `settings = { replicas = 4 }`)
 
@@ -165,7 +165,10 @@ func TestAccPackageSettings_Accepts(t *testing.T) {
 					"internal": knownvalue.ObjectExact(obj{"adminPassword": str("secret"), "shards": i64(2)}),
 				})),
 				expectDS("hooks", "effective_settings", defaultsOf(nil)),
-				expectDS("novalues", "values", knownvalue.ObjectExact(obj{"greeting": str("hello"), "extra": i64(1)})),
+				expectDS("novalues", "values", knownvalue.ObjectExact(obj{
+					"greeting": str("hello"), "extra": i64(1), "nothing": knownvalue.Null(),
+					"list": knownvalue.ListExact([]knownvalue.Check{i64(1), str("a"), knownvalue.Null()}),
+				})),
 				expectDS("novalues", "published_values_schema", knownvalue.Null()),
 				expectDS("legacy", "effective_settings", knownvalue.ObjectExact(obj{"replicas": i64(4), "retention": str("7d")})),
 			},

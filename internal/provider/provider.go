@@ -58,7 +58,7 @@ type providerModel struct {
 	Insecure              types.Bool    `tfsdk:"insecure"`
 	TLSServerName         types.String  `tfsdk:"tls_server_name"`
 	ProxyURL              types.String  `tfsdk:"proxy_url"`
-	Exec                  []execModel   `tfsdk:"exec"`
+	Exec                  types.List    `tfsdk:"exec"`
 	FieldManager          types.String  `tfsdk:"field_manager"`
 	ForceConflicts        types.Bool    `tfsdk:"force_conflicts"`
 	QPS                   types.Float64 `tfsdk:"qps"`
@@ -255,7 +255,15 @@ func connectionFromModel(ctx context.Context, m *providerModel) (connConfig, boo
 	} else if !m.Burst.IsNull() {
 		c.Burst = int(m.Burst.ValueInt64())
 	}
-	for _, e := range m.Exec {
+	var execs []execModel
+	if m.Exec.IsUnknown() {
+		unknown = true
+	} else if !m.Exec.IsNull() {
+		if diags := m.Exec.ElementsAs(ctx, &execs, true); diags.HasError() {
+			unknown = true
+		}
+	}
+	for _, e := range execs {
 		x := &execConfig{}
 		x.APIVersion = str(e.APIVersion)
 		x.Command = str(e.Command)
