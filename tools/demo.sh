@@ -11,26 +11,19 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DIR="${DEMO_DIR:-$ROOT/.local/demo}"
 CLI="$DIR/deckhouse-local"
-PIDFILE="$DIR/deckhouse-local.pid"
 KUBECONFIG_PATH="$DIR/kubeconfig"
 WORK="$DIR/quickstart"
 
 log() { printf '==> [demo] %s\n' "$*" >&2; }
-running() { [[ -f "$PIDFILE" ]] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null; }
+# The CLI writes $DIR/pid once the control plane is ready and seeded.
+running() { [[ -x "$CLI" ]] && "$CLI" status --dir "$DIR" >/dev/null 2>&1; }
 
 stop() {
-  if [[ -x "$CLI" && -f "$KUBECONFIG_PATH" ]]; then
-    "$CLI" stop --dir "$DIR" >&2 || true
+  if [[ -x "$CLI" ]]; then
+    "$CLI" stop --dir "$DIR" >&2
+  elif [[ -d "$DIR" ]]; then
+    (cd "$ROOT" && go run ./internal/localdp/cmd/deckhouse-local stop --dir "$DIR") >&2
   fi
-  if running; then
-    local pid
-    pid=$(cat "$PIDFILE")
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
-    kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null || true
-  fi
-  rm -f "$PIDFILE"
-  log "local control plane stopped"
 }
 
 start() {
@@ -45,24 +38,26 @@ start() {
   (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$DIR/plugins/terraform-provider-deckhouse" . &&
     go build -o "$CLI" ./internal/localdp/cmd/deckhouse-local)
 
-  if running && [[ -f "$KUBECONFIG_PATH" ]]; then
-    log "local control plane already running (pid $(cat "$PIDFILE")): reusing it"
+  if running; then
+    log "local control plane already running: reusing it ($("$CLI" status --dir "$DIR" | head -1))"
   else
     log "starting the local control plane in $DIR"
-    rm -f "$KUBECONFIG_PATH" "$WORK"/terraform.tfstate*
+    rm -f "$WORK"/terraform.tfstate* "$WORK/tfplan"
+    local pid
     setsid "$CLI" start --dir "$DIR" --config "$ROOT/examples/quickstart/seed.yaml" \
       </dev/null >"$DIR/deckhouse-local.log" 2>&1 &
-    echo $! >"$PIDFILE"
-    for _ in $(seq 1 120); do
-      [[ -s "$KUBECONFIG_PATH" ]] && grep -q 'ready\|Ready\|seeded\|running' "$DIR/deckhouse-local.log" && break
-      if ! running; then
+    pid=$!
+    for _ in $(seq 1 180); do
+      running && break
+      if ! kill -0 "$pid" 2>/dev/null; then
         cat "$DIR/deckhouse-local.log" >&2
-        log "the local control plane failed to start"
+        log "the local control plane failed to start (log: $DIR/deckhouse-local.log)"
         exit 1
       fi
       sleep 1
     done
-    [[ -s "$KUBECONFIG_PATH" ]] || { cat "$DIR/deckhouse-local.log" >&2; log "no kubeconfig after 120s"; exit 1; }
+    running || { cat "$DIR/deckhouse-local.log" >&2; kill "$pid" 2>/dev/null; log "not ready after 180s"; exit 1; }
+    sed -n '1p' "$DIR/deckhouse-local.log" >&2
   fi
 
   # A CLI config that makes tofu use the provider just built, with no registry.
@@ -87,7 +82,7 @@ EOF
   "$tofu" -chdir="$WORK" plan -input=false -out=tfplan
   log "tofu apply"
   "$tofu" -chdir="$WORK" apply -input=false -auto-approve tfplan
-  log "effective settings stored by DP (status.lastAppliedConfiguration):"
+  log "effective settings (tofu output effective_settings):"
   "$tofu" -chdir="$WORK" output -json effective_settings
 
   cat >&2 <<EOF
