@@ -354,7 +354,9 @@ func (applicationNameValidator) Description(context.Context) string {
 	return fmt.Sprintf("at most %d characters", maxApplicationNameLength)
 }
 
-func (v applicationNameValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v applicationNameValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
 
 func (applicationNameValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {

@@ -178,10 +178,31 @@ func TestAccApplication_CreateUpdateImportDriftDelete(t *testing.T) {
 				},
 				Config: e.config(`  settings = { replicas = 3 }
   labels   = { team = "payments" }`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(appAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(appAddr, tfjsonpath.New("settings").AtMapKey("replicas"), knownvalue.Int64Exact(3)),
 				}},
+			},
+			{
+				// The field now belongs to another field manager: correcting
+				// the drift takes force_conflicts (server-side apply semantics).
+				Config: strings.Replace(e.config(`  settings = { replicas = 3 }
+  labels   = { team = "payments" }`), "config_path", "force_conflicts = true\n  config_path", 1),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(appAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error {
+					obj, err := e.get("app")
+					if err != nil {
+						return err
+					}
+					if got, _, _ := unstructured.NestedInt64(obj.Object, "spec", "settings", "replicas"); got != 3 {
+						return fmt.Errorf("drift not corrected: spec.settings.replicas = %d", got)
+					}
+					return nil
+				},
 			},
 		},
 	})
