@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/rest"
@@ -60,6 +61,12 @@ type controller struct {
 	queue   workqueue.TypedRateLimitingInterface[string]
 	workers int
 	logf    func(string, ...any)
+
+	// applied remembers, per Application UID, the generation whose final
+	// verdict this controller wrote, so a stale cache entry does not cause a
+	// second evaluation (and a conflicting status write).
+	mu      sync.Mutex
+	applied map[types.UID]int64
 }
 
 func newController(cfg *rest.Config, opts Options) (*controller, error) {
@@ -85,6 +92,7 @@ func newController(cfg *rest.Config, opts Options) (*controller, error) {
 			5*time.Millisecond, 2*time.Second)),
 		workers: workers,
 		logf:    logf,
+		applied: map[types.UID]int64{},
 	}
 	enqueue := func(obj any) {
 		key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
@@ -206,6 +214,9 @@ func (c *controller) reconcile(ctx context.Context, key string) error {
 			return nil
 		}
 		app.SetFinalizers(kept)
+		c.mu.Lock()
+		delete(c.applied, app.GetUID())
+		c.mu.Unlock()
 		_, err := client.Update(ctx, app, metav1.UpdateOptions{})
 		if apierrors.IsNotFound(err) {
 			return nil
@@ -228,13 +239,25 @@ func (c *controller) reconcile(ctx context.Context, key string) error {
 	if upToDate(app) {
 		return nil
 	}
+	c.mu.Lock()
+	gen, seen := c.applied[app.GetUID()]
+	c.mu.Unlock()
+	if seen && gen == app.GetGeneration() {
+		return nil
+	}
 	status, summary := c.evaluate(ctx, app)
 	app.Object["status"] = status
-	if _, err := client.UpdateStatus(ctx, app, metav1.UpdateOptions{}); err != nil {
+	updated, err := client.UpdateStatus(ctx, app, metav1.UpdateOptions{})
+	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
 		return err
+	}
+	if upToDate(updated) {
+		c.mu.Lock()
+		c.applied[updated.GetUID()] = updated.GetGeneration()
+		c.mu.Unlock()
 	}
 	c.logf("application %s: %s", key, summary)
 	return nil
