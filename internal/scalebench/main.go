@@ -297,14 +297,19 @@ type configRun struct {
 	failed   string // set when the configuration cannot be run any further
 }
 
-// prepare writes the configuration and runs tofu init, which works offline:
-// the provider comes from dev_overrides and terraform_data is built in.
+// prepare writes the configuration. The floor (terraform_data only, built
+// into tofu) gets a tofu init, which works offline. The provider's
+// configuration gets none: a provider under dev_overrides needs no init, and
+// init would try to reach the registry for it and fail offline.
 func (b *bench) prepare(ctx context.Context, c *configRun) string {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return err.Error()
 	}
 	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(c.config), 0o644); err != nil {
 		return err.Error()
+	}
+	if c.provider {
+		return ""
 	}
 	if code, _, err := b.tofu.run(ctx, c.dir, c.log, "init", "-input=false", "-no-color"); err != nil || code != 0 {
 		return fmt.Sprintf("tofu init exit %d %v: %s", code, err, tailFile(c.log, 15))
