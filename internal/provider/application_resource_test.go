@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -237,7 +238,7 @@ resource "deckhouse_application" "test" {
 }
 `, e.namespace, e.pkg),
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`at most 24`),
+				ExpectError: regexp.MustCompile(`Application name too long`),
 			},
 		},
 	})
@@ -311,9 +312,19 @@ func TestAccApplication_SensitiveSettings(t *testing.T) {
 	e := newAppEnv(t)
 	const first, second = "s3cr3t-first-value", "s3cr3t-second-value"
 	cfg := func(secret, version string) string {
-		return e.config(fmt.Sprintf(`  settings = { replicas = 1 }
-  sensitive_settings = { auth = { password = %q } }
-  sensitive_settings_version = %q`, secret, version))
+		_ = secret // passed as an ephemeral variable, as users do
+		return `
+variable "password" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+` + e.config(fmt.Sprintf(`  settings = { replicas = 1 }
+  sensitive_settings = { auth = { password = var.password } }
+  sensitive_settings_version = %q`, version))
+	}
+	vars := func(secret string) config.Variables {
+		return config.Variables{"password": config.StringVariable(secret)}
 	}
 	noSecretInPlan := plancheckFunc(func(raw []byte) error {
 		if strings.Contains(string(raw), "s3cr3t") {
@@ -327,6 +338,7 @@ func TestAccApplication_SensitiveSettings(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:           cfg(first, "1"),
+				ConfigVariables:  vars(first),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{noSecretInPlan}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					stateJSONCheck(func(raw []byte) error {
@@ -353,12 +365,14 @@ func TestAccApplication_SensitiveSettings(t *testing.T) {
 			},
 			{
 				// Same config again: no drift from the sensitive paths.
-				Config:   cfg(first, "1"),
-				PlanOnly: true,
+				Config:          cfg(first, "1"),
+				ConfigVariables: vars(first),
+				PlanOnly:        true,
 			},
 			{
-				Config:      cfg(second, "2"),
-				ExpectError: regexp.MustCompile(`SettingsInvalid`),
+				Config:          cfg(second, "2"),
+				ConfigVariables: vars(second),
+				ExpectError:     regexp.MustCompile(`SettingsInvalid`),
 			},
 		},
 	})
