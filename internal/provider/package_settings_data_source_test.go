@@ -37,7 +37,7 @@ func expectText(parts ...string) *regexp.Regexp {
 		for j, w := range words {
 			words[j] = regexp.QuoteMeta(w)
 		}
-		quoted[i] = strings.Join(words, `\s+`)
+		quoted[i] = strings.Join(words, `[\s│]+`)
 	}
 	return regexp.MustCompile(`(?s)` + strings.Join(quoted, `.*`))
 }

@@ -32,7 +32,7 @@ output "effective_yaml" {
   value = provider::deckhouse::effective_settings(%[1]s, { replicas = 2, nested = { a = 7 } })
 }
 output "effective_published" {
-  value = provider::deckhouse::effective_settings(%[2]s, null)
+  value = provider::deckhouse::effective_settings(%[2]s, {})
 }
 output "problems" {
   value = provider::deckhouse::validate_settings(%[1]s, { replicas = "x", bogus = 1, domain = "Bad_Domain" })
@@ -45,22 +45,6 @@ output "no_problems" {
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
-			{
-				Config: config,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownOutputValue("effective_yaml", defaultsOf(obj{
-						"replicas": i64(2),
-						"nested":   knownvalue.ObjectExact(obj{"a": i64(7), "b": i64(2)}),
-					})),
-					statecheck.ExpectKnownOutputValue("effective_published", defaultsOf(nil)),
-					statecheck.ExpectKnownOutputValue("problems", knownvalue.ListExact([]knownvalue.Check{
-						problemValue("bogus", "undeclared", `field "bogus" is not declared in the schema`),
-						problemValue("domain", "pattern", "Enter a domain name, for example, app.example.com."),
-						problemValue("replicas", "type", "must be integer, got string"),
-					})),
-					statecheck.ExpectKnownOutputValue("no_problems", knownvalue.ListExact([]knownvalue.Check{})),
-				},
-			},
 			{
 				Config: emptyProvider + fmt.Sprintf(`
 output "x" {
@@ -81,6 +65,22 @@ output "x" {
   value = provider::deckhouse::effective_settings("type: [", {})
 }`,
 				ExpectError: expectText(`invalid settings schema`),
+			},
+			{
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownOutputValue("effective_yaml", defaultsOf(obj{
+						"replicas": i64(2),
+						"nested":   knownvalue.ObjectExact(obj{"a": i64(7), "b": i64(2)}),
+					})),
+					statecheck.ExpectKnownOutputValue("effective_published", defaultsOf(nil)),
+					statecheck.ExpectKnownOutputValue("problems", knownvalue.ListExact([]knownvalue.Check{
+						problemValue("bogus", "undeclared", `field "bogus" is not declared in the schema`),
+						problemValue("domain", "pattern", "Enter a domain name, for example, app.example.com."),
+						problemValue("replicas", "type", "must be integer, got string"),
+					})),
+					statecheck.ExpectKnownOutputValue("no_problems", knownvalue.ListExact([]knownvalue.Check{})),
+				},
 			},
 		},
 	})
