@@ -58,7 +58,13 @@ EOF
 
 validate() {
   log "tfplugindocs validate"
-  (cd "$ROOT" && "$TFPLUGINDOCS" validate --provider-name "$NAME" --providers-schema "$WORK/schema.json")
+  if ! (cd "$ROOT" && "$TFPLUGINDOCS" validate --provider-name "$NAME" --providers-schema "$WORK/schema.json" \
+      >"$WORK/validate.log" 2>&1); then
+    grep -v '\[DEBUG\]' "$WORK/validate.log" >&2
+    echo "tfplugindocs validate failed" >&2
+    exit 1
+  fi
+  log "tfplugindocs validate: passed"
 }
 
 case "$mode" in

@@ -125,6 +125,14 @@ func TestExamples_TofuValidate(t *testing.T) {
 					t.Fatalf("tofu %s in examples/%s: %v\n%s", strings.Join(args, " "), rel, err, out.String())
 				}
 			}
+			// Examples are fragments of a configuration that declares the
+			// provider; provider functions need that declaration.
+			if !examplesDeclareProvider(t, dir) {
+				decl := "terraform {\n  required_providers {\n    deckhouse = {\n      source = \"deckhouse/deckhouse\"\n    }\n  }\n}\n"
+				if err := os.WriteFile(filepath.Join(dir, "zz_examples_test_providers.tf"), []byte(decl), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if examplesUseLocalModules(t, dir) {
 				run("get", "-no-color")
 			}
@@ -162,6 +170,26 @@ func examplesTFDirs(t *testing.T, root string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// examplesDeclareProvider reports whether a .tf file in dir has a
+// required_providers block.
+func examplesDeclareProvider(t *testing.T, dir string) bool {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte("required_providers")) {
+			return true
+		}
+	}
+	return false
 }
 
 func examplesUseLocalModules(t *testing.T, dir string) bool {
