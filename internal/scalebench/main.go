@@ -360,10 +360,12 @@ func (b *bench) measurePhase(ctx context.Context, dir, logPath string, sp phaseS
 		w.Start()
 	}
 	from := time.Now()
-	code, wall, err := b.tofu.run(ctx, dir, logPath, sp.args...)
+	code, wall, cpu, err := b.tofu.runCPU(ctx, dir, logPath, sp.args...)
 	to := time.Now()
+	res.TofuCPU = cpu
 	if w != nil {
 		res.MaxRSSKB, res.Procs = w.Stop()
+		res.CPU = w.CPU()
 	}
 	res.Wall = wall
 	switch {

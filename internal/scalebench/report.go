@@ -22,6 +22,8 @@ type phaseResult struct {
 	Runs     []time.Duration // every run
 	MaxRSSKB int64           // provider peak RSS, kB (deckhouse only)
 	Procs    int             // provider processes seen
+	CPU      time.Duration   // provider CPU time (deckhouse only)
+	TofuCPU  time.Duration   // CPU time of tofu and everything it waited for
 	Provider auditCounts     // requests of the provider
 	Others   auditCounts     // requests of every other client (the stand-in controller, the harness)
 	Err      string          // "" when the command did what the phase expects
@@ -96,7 +98,13 @@ func renderDetails(results []*sizeResult) string {
 				fmt.Fprintf(&b, "; floor runs %s s", joinDurations(f.Runs))
 			}
 			if d.Procs > 0 {
-				fmt.Fprintf(&b, "; provider processes %d", d.Procs)
+				fmt.Fprintf(&b, "; provider processes %d, provider CPU %s s", d.Procs, seconds(d.CPU))
+			}
+			if d.TofuCPU > 0 {
+				fmt.Fprintf(&b, "; CPU of tofu + provider %s s", seconds(d.TofuCPU))
+			}
+			if f := r.Floor[ph]; f != nil && f.TofuCPU > 0 {
+				fmt.Fprintf(&b, "; floor CPU %s s", seconds(f.TofuCPU))
 			}
 			b.WriteString("\n")
 		}

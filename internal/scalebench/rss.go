@@ -23,6 +23,7 @@ type rssWatcher struct {
 	mu      sync.Mutex
 	maxKB   int64
 	seen    map[int]bool      // pids found running exe
+	cpu     map[int]int64     // last utime+stime seen per pid, clock ticks
 	other   map[int]time.Time // pids found running something else, since when
 	stop    chan struct{}
 	stopped chan struct{}
@@ -44,6 +45,7 @@ func newRSSWatcher(exe string, interval time.Duration) *rssWatcher {
 func (w *rssWatcher) Start() {
 	w.maxKB = 0
 	w.seen = map[int]bool{}
+	w.cpu = map[int]int64{}
 	w.other = map[int]time.Time{}
 	w.stop = make(chan struct{})
 	w.stopped = make(chan struct{})
@@ -70,6 +72,44 @@ func (w *rssWatcher) Stop() (maxKB int64, processes int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.maxKB, len(w.seen)
+}
+
+// CPU is the CPU time (user + system) the provider processes used, as last
+// seen by a poll (a process's last few milliseconds may be missed). Call after Stop.
+func (w *rssWatcher) CPU() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var ticks int64
+	for _, t := range w.cpu {
+		ticks += t
+	}
+	return time.Duration(ticks) * time.Second / clockTicks
+}
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat times (100 on Linux).
+const clockTicks = 100
+
+// cpuTicks reads utime + stime from /proc/<pid>/stat (0 when unreadable).
+func cpuTicks(statPath string) int64 {
+	b, err := os.ReadFile(statPath)
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	// After the command: state(0) ppid(1) ... utime(11) stime(12).
+	if len(f) < 13 {
+		return 0
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	s, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return u + s
 }
 
 func (w *rssWatcher) poll() {
@@ -105,9 +145,13 @@ func (w *rssWatcher) poll() {
 			}
 		}
 		kb := peakRSSKB(filepath.Join(dir, "status"))
+		ticks := cpuTicks(filepath.Join(dir, "stat"))
 		w.mu.Lock()
 		if kb > 0 {
 			w.seen[pid] = true
+		}
+		if ticks > w.cpu[pid] {
+			w.cpu[pid] = ticks
 		}
 		if kb > w.maxKB {
 			w.maxKB = kb

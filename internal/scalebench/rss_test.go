@@ -50,3 +50,15 @@ func TestPeakRSS_TakesTheLargerOfVmHWMAndVmRSS(t *testing.T) {
 		t.Errorf("missing file: got %d, want 0", got)
 	}
 }
+
+func TestCPUTicks_ReadsUserPlusSystemTime(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "stat")
+	line := "42 (terraform-provider (x)) S 1 42 42 0 -1 4194304 100 0 0 0 7 3 0 0 20 0 1 0 100 1000 10\n"
+	if err := os.WriteFile(p, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := cpuTicks(p); got != 10 {
+		t.Errorf("got %d ticks, want 10", got)
+	}
+}

@@ -112,9 +112,16 @@ func newTofuRunner(bin, cliConfigPath string) *tofuRunner {
 // returns the exit code and the wall time. The whole process group (tofu and
 // the providers it starts) is killed when ctx ends.
 func (r *tofuRunner) run(ctx context.Context, dir, logPath string, args ...string) (code int, wall time.Duration, err error) {
+	code, wall, _, err = r.runCPU(ctx, dir, logPath, args...)
+	return code, wall, err
+}
+
+// runCPU is run that also returns the CPU time (user + system) of tofu and of
+// the processes it waited for (its providers).
+func (r *tofuRunner) runCPU(ctx context.Context, dir, logPath string, args ...string) (code int, wall, cpu time.Duration, err error) {
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return -1, 0, err
+		return -1, 0, 0, err
 	}
 	defer logf.Close()
 	fmt.Fprintf(logf, "\n$ tofu %s\n", strings.Join(args, " "))
@@ -130,14 +137,17 @@ func (r *tofuRunner) run(ctx context.Context, dir, logPath string, args ...strin
 	start := time.Now()
 	err = cmd.Run()
 	wall = time.Since(start)
+	if cmd.ProcessState != nil {
+		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
 	var exitErr *exec.ExitError
 	switch {
 	case err == nil:
-		return 0, wall, nil
+		return 0, wall, cpu, nil
 	case errors.As(err, &exitErr) && ctx.Err() == nil:
-		return exitErr.ExitCode(), wall, nil
+		return exitErr.ExitCode(), wall, cpu, nil
 	default:
-		return -1, wall, err
+		return -1, wall, cpu, err
 	}
 }
 
