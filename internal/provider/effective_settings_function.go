@@ -38,7 +38,7 @@ func (f *EffectiveSettingsFunction) Definition(_ context.Context, _ function.Def
 			},
 			function.DynamicParameter{
 				Name:           "settings",
-				Description:    "The user settings (Application.spec.settings): an object, or null for none.",
+				Description:    "The user settings (Application.spec.settings): an object; pass `{}` for none (OpenTofu 1.12 drops a literal null argument before it reaches the provider).",
 				AllowNullValue: true,
 			},
 		},

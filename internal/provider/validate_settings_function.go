@@ -45,7 +45,7 @@ func (f *ValidateSettingsFunction) Definition(_ context.Context, _ function.Defi
 			},
 			function.DynamicParameter{
 				Name:           "settings",
-				Description:    "The user settings (Application.spec.settings): an object, or null for none.",
+				Description:    "The user settings (Application.spec.settings): an object; pass `{}` for none (OpenTofu 1.12 drops a literal null argument before it reaches the provider).",
 				AllowNullValue: true,
 			},
 		},
