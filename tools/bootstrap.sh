@@ -20,8 +20,13 @@ export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
 
 log() { printf '==> [bootstrap] %s\n' "$*" >&2; }
 
+# Version output is captured whole: with pipefail, `tool --version | grep -q`
+# fails with SIGPIPE when grep exits first. TF_CLI_CONFIG_FILE may name a
+# missing file (tofu then prints a warning first), so it is unset here.
+version_of() { TF_CLI_CONFIG_FILE= "$BIN/$1" --version 2>/dev/null || true; }
+
 have() { # have <binary> <expected version substring>
-  [[ -x "$BIN/$1" ]] && "$BIN/$1" --version 2>/dev/null | grep -q -- "$2"
+  [[ -x "$BIN/$1" ]] && [[ "$(version_of "$1")" == *"$2"* ]]
 }
 
 build_tofu() {
@@ -35,7 +40,7 @@ build_tofu() {
       -ldflags "-s -w -X github.com/opentofu/opentofu/version.dev=no" \
       -o "$BIN/tofu.tmp" ./cmd/tofu)
   mv "$BIN/tofu.tmp" "$BIN/tofu"
-  "$BIN/tofu" --version | head -1 >&2
+  version_of tofu | sed -n 1p >&2
 }
 
 build_etcd() {
@@ -59,7 +64,7 @@ SRC
   (cd "$w" && go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION" >/dev/null 2>&1 && go mod tidy >/dev/null 2>&1 || true
    cd "$w" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$BIN/etcd.tmp" go.etcd.io/etcd/server/v3)
   mv "$BIN/etcd.tmp" "$BIN/etcd"
-  "$BIN/etcd" --version | head -1 >&2
+  version_of etcd | sed -n 1p >&2
 }
 
 build_kube_apiserver() {
@@ -93,10 +98,10 @@ SRC
   (cd "$w" && go mod tidy >/dev/null)
   log "kube-apiserver $KUBE_VERSION: building (several minutes cold)"
   (cd "$w" && CGO_ENABLED=0 go build -trimpath \
-      -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$KUBE_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${KUBE_VERSION#v1.}" \
+      -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$KUBE_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(echo "$KUBE_VERSION" | cut -d. -f2)" \
       -o "$BIN/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver)
   mv "$BIN/kube-apiserver.tmp" "$BIN/kube-apiserver"
-  "$BIN/kube-apiserver" --version >&2
+  version_of kube-apiserver >&2
 }
 
 targets=("$@")

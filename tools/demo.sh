@@ -39,7 +39,7 @@ start() {
     go build -o "$CLI" ./internal/localdp/cmd/deckhouse-local)
 
   if running; then
-    log "local control plane already running: reusing it ($("$CLI" status --dir "$DIR" | head -1))"
+    log "local control plane already running: reusing it ($("$CLI" status --dir "$DIR" | sed -n 1p))"
   else
     log "starting the local control plane in $DIR"
     rm -f "$WORK"/terraform.tfstate* "$WORK/tfplan"
@@ -78,10 +78,12 @@ EOF
   rm -f "$WORK"/*.tf
   cp "$ROOT"/examples/quickstart/*.tf "$WORK/"
 
+  local color=()
+  [[ -t 1 ]] || color=(-no-color)
   log "tofu plan (examples/quickstart)"
-  "$tofu" -chdir="$WORK" plan -input=false -out=tfplan
+  "$tofu" -chdir="$WORK" plan -input=false "${color[@]}" -out=tfplan
   log "tofu apply"
-  "$tofu" -chdir="$WORK" apply -input=false -auto-approve tfplan
+  "$tofu" -chdir="$WORK" apply -input=false -auto-approve "${color[@]}" tfplan
   log "effective settings (tofu output effective_settings):"
   "$tofu" -chdir="$WORK" output -json effective_settings
 
