@@ -33,11 +33,13 @@ export TF_CLI_CONFIG_FILE="$RUN/tofurc"
 export TF_IN_AUTOMATION=1
 export CHECKPOINT_DISABLE=1
 
-leftovers() { # pids of processes whose command line names this run's folder
+descendants() { local c; for c in $(pgrep -P "$1" || true); do echo "$c"; descendants "$c"; done; }
+leftovers() { # pids of processes whose command line names this run's folder, and their children
   local pid
   for pid in $(pgrep -f -- "$RUN/" || true); do
     [[ "$pid" == "$$" || "$pid" == "$BASHPID" ]] && continue
     echo "$pid"
+    descendants "$pid"
   done
 }
 
