@@ -36,6 +36,7 @@ type options struct {
 	qps, burst  int
 	userAgent   string
 	poll        time.Duration
+	extraEnv    []string
 }
 
 func parseSizes(s string) ([]int, error) {
@@ -71,7 +72,13 @@ func main() {
 	flag.IntVar(&o.burst, "burst", 0, "provider burst argument (0: provider default)")
 	flag.StringVar(&o.userAgent, "provider-user-agent", providerBinaryName, "user agent prefix of the provider's API requests")
 	flag.DurationVar(&o.poll, "rss-poll", 20*time.Millisecond, "interval of /proc polling for the provider's RSS")
+	env := flag.String("env", "", "extra KEY=VALUE,... for tofu and the provider (experiments, e.g. TF_LOG_SDK=OFF)")
 	flag.Parse()
+	for _, kv := range strings.Split(*env, ",") {
+		if kv = strings.TrimSpace(kv); kv != "" {
+			o.extraEnv = append(o.extraEnv, kv)
+		}
+	}
 
 	var err error
 	if o.sizes, err = parseSizes(*sizes); err == nil {
@@ -162,8 +169,15 @@ func run(ctx context.Context, o options) int {
 // formatReport is the table, the verdicts and the per-phase request details.
 func formatReport(o options, results []*sizeResult, checks []check) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Scale benchmark: P=%d package versions, %d namespaces, -parallelism=%d, plans best of %d; floor: terraform_data with the same settings.\n\n",
+	fmt.Fprintf(&b, "Scale benchmark: P=%d package versions, %d namespaces, -parallelism=%d, plans best of %d; floor: terraform_data with the same settings.\n",
 		o.p, o.ns, o.parallelism, o.repeat)
+	if o.qps > 0 || o.burst > 0 {
+		fmt.Fprintf(&b, "Provider qps=%d burst=%d (0: provider default).\n", o.qps, o.burst)
+	}
+	if len(o.extraEnv) > 0 {
+		fmt.Fprintf(&b, "Extra environment: %s.\n", strings.Join(o.extraEnv, " "))
+	}
+	b.WriteString("\n")
 	b.WriteString(renderTable(results))
 	b.WriteString("\nTargets:\n\n")
 	for _, c := range checks {
@@ -207,6 +221,7 @@ func setup(ctx context.Context, o options, work string) (*bench, error) {
 		return b, err
 	}
 	b.tofu = newTofuRunner(tofuBin, rc)
+	b.tofu.env = append(b.tofu.env, o.extraEnv...)
 
 	logf("starting the local control plane (audit log %s)", b.audit)
 	lay := layout{P: o.p, NS: o.ns}
