@@ -64,7 +64,8 @@ func cached(key string, build func() (*Package, error)) (*Package, error) {
 	if err != nil {
 		return nil, err
 	}
-	return v.(*Package), nil
+	p, _ := v.(*Package)
+	return p, nil
 }
 
 // safeBuild turns a panic while compiling (a bug, or a library failing on

@@ -54,7 +54,9 @@ func withDefaults(s map[string]any, v any, depth int) any {
 				// A present object is merged over an object default.
 				if cm, ok := cur.(map[string]any); ok {
 					if dm, ok := d.(map[string]any); ok {
-						mergeUnder(cm, withDefaults(ps, dm, depth+1).(map[string]any))
+						if dd, ok := withDefaults(ps, dm, depth+1).(map[string]any); ok {
+							mergeUnder(cm, dd)
+						}
 					}
 				}
 				continue

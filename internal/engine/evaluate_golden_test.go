@@ -78,7 +78,7 @@ func runGoldenCase(t *testing.T, p *Package, dir string) {
 	if readJSON(t, filepath.Join(dir, "catalog.json"), &cat) {
 		req.Catalog = Catalog{}
 		for k, v := range cat {
-			req.Catalog[k] = GrantCatalog{Default: v.Default, Available: v.Available}
+			req.Catalog[k] = GrantCatalog(v)
 		}
 	}
 	var opts goldenOptions

@@ -54,7 +54,6 @@ var (
 // registerFormats makes the compiler assert exactly DP's formats.
 func registerFormats(c *jsonschema.Compiler) {
 	for name, check := range dpFormats {
-		check := check
 		c.RegisterFormat(&jsonschema.Format{Name: name, Validate: func(v any) error {
 			s, ok := v.(string)
 			if !ok {

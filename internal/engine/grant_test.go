@@ -78,9 +78,8 @@ func TestGrant_UnavailableUserValueIsRejectedWithDPText(t *testing.T) {
 		`settings grant storageClass: field "storageClass": "gold" is not available to this project for resource "storageclasses" (available: [fast slow])`,
 		`settings grant postgres.storageClass: field "postgres.storageClass": "pg-hdd" is not available to this project for resource "postgresclasses" (available: [pg-ssd])`,
 	}
-	got := problemSummary(ps)
 	sortProblems(ps)
-	got = problemSummary(ps)
+	got := problemSummary(ps)
 	if len(got) != 2 || got[0] != want[1] || got[1] != want[0] {
 		t.Fatalf("got %q", got)
 	}

@@ -162,7 +162,7 @@ func build(in buildInput) (*Package, error) {
 		return nil, err
 	}
 	p := &Package{settingsFile: in.settingsName}
-	if p.publishedSettings, err = publish(sRaw, order); err != nil {
+	if p.publishedSettings, err = publish(sRaw); err != nil {
 		return nil, &SchemaError{File: in.settingsFile, Message: "publishing: " + err.Error()}
 	}
 	sRes, err := resolveRefs(in.settingsFile, sRaw, order)
@@ -179,7 +179,7 @@ func build(in buildInput) (*Package, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.publishedValues, err = publish(vRaw, order); err != nil {
+	if p.publishedValues, err = publish(vRaw); err != nil {
 		return nil, &SchemaError{File: in.valuesFile, Message: "publishing: " + err.Error()}
 	}
 	vRes, err := resolveRefs(in.valuesFile, vRaw, order)
@@ -212,7 +212,7 @@ func parseSchemaRoot(file string, data []byte, order keyOrder) (map[string]any, 
 // prepareDoc closes a resolved (and extended) tree on a copy, checks the
 // extensions evaluation depends on, compiles it and its CEL rules.
 func prepareDoc(file string, resolved map[string]any, order keyOrder) (*schemaDoc, error) {
-	tree := copyTree(resolved, order).(map[string]any)
+	tree, _ := copyTree(resolved, order).(map[string]any)
 	closeObjects(tree, order)
 	if err := checkLoadExtensions(file, tree, order); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 )
 
@@ -26,7 +27,7 @@ func FuzzLoadSchema(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := LoadPublished(data, nil)
 		if err != nil {
-			if _, ok := err.(*SchemaError); !ok {
+			if se := (*SchemaError)(nil); !errors.As(err, &se) {
 				t.Fatalf("error %T is not a *SchemaError: %v", err, err)
 			}
 			return

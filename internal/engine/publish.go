@@ -23,7 +23,7 @@ var publishedExtensions = map[string]bool{
 // publish returns the published form of a loaded schema (before $ref
 // resolution, x-extend merge or closing) as canonical JSON: sorted keys,
 // no HTML escaping, stable bytes.
-func publish(raw map[string]any, order keyOrder) ([]byte, error) {
+func publish(raw map[string]any) ([]byte, error) {
 	return canonicalJSON(publishNode(raw))
 }
 
