@@ -3,7 +3,9 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -526,7 +528,13 @@ func stateFilesWithout(namespace, needle string) error {
 			return nil
 		}
 		b, err := os.ReadFile(p)
-		if err != nil || !strings.Contains(string(b), namespace) {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // removed by a test running in parallel
+		}
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(string(b), namespace) {
 			return nil
 		}
 		found++

@@ -60,7 +60,7 @@ func TestClusterCache_ErrorsAreNotCached(t *testing.T) {
 
 func TestClusterCache_OnePerConfiguredProvider(t *testing.T) {
 	a, b := &ProviderData{}, &ProviderData{}
-	if clusterCacheFor(a) != clusterCacheFor(a) {
+	if first, again := clusterCacheFor(a), clusterCacheFor(a); first != again {
 		t.Fatal("the same provider must get the same cache")
 	}
 	if clusterCacheFor(a) == clusterCacheFor(b) {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -23,11 +24,10 @@ func fromDynamic(v types.Dynamic) (val any, known bool, err error) {
 	return val, c.known, err
 }
 
-// fromAttrValue is fromDynamic for any framework value.
-func fromAttrValue(v attr.Value) (val any, known bool, err error) {
+// fromAttrValue converts any framework value (unknown parts become nil).
+func fromAttrValue(v attr.Value) (any, error) {
 	c := converter{known: true}
-	val, err = c.value(v)
-	return val, c.known, err
+	return c.value(v)
 }
 
 type converter struct {
@@ -211,7 +211,7 @@ func attrTypeOf(a attr.Value) attr.Type {
 	if d, ok := a.(basetypes.DynamicValue); ok && d.IsNull() {
 		return types.DynamicType
 	}
-	return a.Type(nil)
+	return a.Type(context.Background())
 }
 
 // decodeJSON parses JSON into the JSON data model with exact numbers.

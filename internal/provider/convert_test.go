@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"encoding/json"
 	"math/big"
 	"reflect"
@@ -79,7 +80,7 @@ func TestUnitConvert_CollectionsAndTypedValues(t *testing.T) {
 	set := types.SetValueMust(types.Int64Type, []attr.Value{types.Int64Value(1)})
 	mp := types.MapValueMust(types.BoolType, map[string]attr.Value{"k": types.BoolValue(true)})
 	obj := types.ObjectValueMust(
-		map[string]attr.Type{"l": list.Type(nil), "s": set.Type(nil), "m": mp.Type(nil), "f": types.Float64Type, "d": types.DynamicType, "n": types.StringType},
+		map[string]attr.Type{"l": list.Type(context.Background()), "s": set.Type(context.Background()), "m": mp.Type(context.Background()), "f": types.Float64Type, "d": types.DynamicType, "n": types.StringType},
 		map[string]attr.Value{"l": list, "s": set, "m": mp, "f": types.Float64Value(2.5), "d": types.DynamicValue(types.StringValue("in")), "n": types.StringNull()},
 	)
 	got, known, err := fromDynamic(types.DynamicValue(obj))

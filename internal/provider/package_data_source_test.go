@@ -140,7 +140,7 @@ func TestUnitPackage_SettingsListsTopLevelFieldsOnly(t *testing.T) {
 		{Path: engine.Path{}.Key("a").Key("b"), Type: "integer"},
 		{Path: engine.Path{}.Key("c"), Type: "object", UIAdvanced: true},
 	})
-	got, _, err := fromAttrValue(l)
+	got, err := fromAttrValue(l)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -239,8 +239,7 @@ func settingsRequest(m *packageSettingsModel) (engine.Request, bool, diag.Diagno
 	case m.ProjectResources.IsUnknown():
 		known = false
 	case !m.ProjectResources.IsNull():
-		cat, k, d := catalogFromMap(m.ProjectResources)
-		diags.Append(d...)
+		cat, k := catalogFromMap(m.ProjectResources)
 		if !k {
 			known = false
 		}
@@ -250,8 +249,7 @@ func settingsRequest(m *packageSettingsModel) (engine.Request, bool, diag.Diagno
 }
 
 // catalogFromMap converts project_resources into an engine catalog.
-func catalogFromMap(v types.Map) (engine.Catalog, bool, diag.Diagnostics) {
-	var diags diag.Diagnostics
+func catalogFromMap(v types.Map) (engine.Catalog, bool) {
 	cat := engine.Catalog{}
 	known := true
 	for name, e := range v.Elements() {
@@ -288,5 +286,5 @@ func catalogFromMap(v types.Map) (engine.Catalog, bool, diag.Diagnostics) {
 		}
 		cat[name] = gc
 	}
-	return cat, known, diags
+	return cat, known
 }

@@ -129,11 +129,6 @@ func stopTestControlPlane() {
 	}
 }
 
-// testProviderConfig is a provider block pointing at the control plane.
-func testProviderConfig(cp *localdp.ControlPlane) string {
-	return fmt.Sprintf("provider \"deckhouse\" {\n  config_path = %q\n}\n", cp.KubeconfigPath())
-}
-
 // testAccPreCheck fails fast when the acceptance toolchain is missing.
 func testAccPreCheck(t *testing.T) {
 	t.Helper()

@@ -104,7 +104,7 @@ func TestUnitFunction_ValidateSettingsListsProblems(t *testing.T) {
 	if resp.Error != nil {
 		t.Fatal(resp.Error)
 	}
-	got, _, err := fromAttrValue(resp.Result.Value())
+	got, err := fromAttrValue(resp.Result.Value())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestUnitFunction_EffectiveSettingsAppliesDefaultsAndRejects(t *testing.T) {
 	if resp.Error != nil {
 		t.Fatal(resp.Error)
 	}
-	got, _, _ := fromAttrValue(resp.Result.Value())
+	got, _ := fromAttrValue(resp.Result.Value())
 	if m, ok := got.(map[string]any); !ok || m["replicas"] != int64(1) || m["name"] != "a" {
 		t.Fatalf("effective %#v", got)
 	}
