@@ -1,5 +1,13 @@
 # The problems DP finds in settings, each with its path, message and kind;
 # an empty list when DP accepts them.
+terraform {
+  required_providers {
+    deckhouse = {
+      source = "deckhouse/deckhouse"
+    }
+  }
+}
+
 locals {
   problems = provider::deckhouse::validate_settings(
     file("${path.module}/../../packages/demo-app/openapi/settings.yaml"),
