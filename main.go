@@ -4,7 +4,13 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"log"
+	"os"
+	"runtime/debug"
+	"runtime/pprof"
+	"strconv"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -14,16 +20,75 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
+// cpuProfileEnv names a file that receives a pprof CPU profile of the whole
+// provider process, written when the process exits gracefully; "%p" in the
+// name is replaced by the process id (the CLI may start the provider more than
+// once per command). For development only.
+const cpuProfileEnv = "DECKHOUSE_PROVIDER_CPUPROFILE"
+
+// logEnv lists the variables that turn on, or redirect, the logs of the
+// CLI, the provider and the plugin SDK.
+var logEnv = []string{
+	"TF_LOG", "TF_LOG_PATH", "TF_LOG_PROVIDER", "TF_LOG_SDK", "TF_LOG_SDK_PROTO",
+	"TF_LOG_SDK_FRAMEWORK", "TF_ACC_LOG_PATH",
+}
+
+// quietSDKLogs turns off the plugin SDK's own logging when nobody asked for
+// logs. The SDK otherwise writes JSON TRACE lines to stderr for every RPC and
+// attribute, which the CLI reads and then discards when TF_LOG is unset: with
+// hundreds of resources that is a large share of the provider's CPU time.
+// The provider's own tflog lines are left alone.
+func quietSDKLogs() {
+	for _, k := range logEnv {
+		if os.Getenv(k) != "" {
+			return
+		}
+	}
+	for _, k := range []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK"} {
+		_ = os.Setenv(k, "OFF")
+	}
+}
+
+// tuneGC makes the garbage collector run less often unless GOGC or
+// GOMEMLIMIT say otherwise. The provider lives for one command and allocates
+// heavily while converting values between the protocol and the framework, so
+// with the default GOGC=100 the collector takes a large share of its CPU; the
+// soft memory limit keeps the larger heap target bounded.
+func tuneGC() {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetGCPercent(400)
+	debug.SetMemoryLimit(96 << 20)
+}
+
 func main() {
 	var debug bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
 
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
+	quietSDKLogs()
+	tuneGC()
+	if err := run(debug); err != nil {
+		log.Fatal(err.Error())
+	}
+}
+
+func run(debug bool) error {
+	if p := os.Getenv(cpuProfileEnv); p != "" {
+		p = strings.ReplaceAll(p, "%p", strconv.Itoa(os.Getpid()))
+		f, err := os.Create(p)
+		if err != nil {
+			return fmt.Errorf("%s: %w", cpuProfileEnv, err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("%s: %w", cpuProfileEnv, err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	return providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address: "registry.terraform.io/deckhouse/deckhouse",
 		Debug:   debug,
 	})
-	if err != nil {
-		log.Fatal(err.Error())
-	}
 }

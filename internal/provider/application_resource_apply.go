@@ -370,11 +370,16 @@ func (r *ApplicationResource) Read(ctx context.Context, req resource.ReadRequest
 	raw, diags := req.Private.GetKey(ctx, privateSensitivePaths)
 	resp.Diagnostics.Append(diags...)
 	sensitivePaths := decodePaths(raw)
+	prior := state
 	resp.Diagnostics.Append(r.fromObject(ctx, &state, obj, sensitivePaths, r.fieldManager())...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	// resp.State starts as the prior state: encoding an unchanged model again
+	// is the costliest part of a refresh, so only a changed one is set.
+	if !sameModel(&prior, &state) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	}
 	if resp.Identity != nil {
 		resp.Diagnostics.Append(resp.Identity.Set(ctx, applicationIdentity{Namespace: state.Namespace, Name: state.Name})...)
 	}
@@ -663,6 +668,30 @@ func specChanged(plan, state *applicationModel) bool {
 		!plan.Settings.Equal(state.Settings) ||
 		!plan.SensitiveSettingsVersion.Equal(state.SensitiveSettingsVersion) ||
 		!plan.AllowDestructiveSettingsSwitch.Equal(state.AllowDestructiveSettingsSwitch)
+}
+
+// sameModel reports whether two models hold equal values in every attribute.
+func sameModel(a, b *applicationModel) bool {
+	return a.ID.Equal(b.ID) &&
+		a.Name.Equal(b.Name) &&
+		a.Namespace.Equal(b.Namespace) &&
+		a.PackageName.Equal(b.PackageName) &&
+		a.PackageVersion.Equal(b.PackageVersion) &&
+		a.PackageRepositoryName.Equal(b.PackageRepositoryName) &&
+		a.ReleaseChannel.Equal(b.ReleaseChannel) &&
+		a.Maintenance.Equal(b.Maintenance) &&
+		a.Labels.Equal(b.Labels) &&
+		a.Annotations.Equal(b.Annotations) &&
+		a.Settings.Equal(b.Settings) &&
+		a.SensitiveSettings.Equal(b.SensitiveSettings) &&
+		a.SensitiveSettingsVersion.Equal(b.SensitiveSettingsVersion) &&
+		a.ImmutableFieldChange.Equal(b.ImmutableFieldChange) &&
+		a.AllowDestructiveSettingsSwitch.Equal(b.AllowDestructiveSettingsSwitch) &&
+		a.Wait.Equal(b.Wait) &&
+		a.Timeouts.Equal(b.Timeouts) &&
+		a.EffectiveSettings.Equal(b.EffectiveSettings) &&
+		a.Status.Equal(b.Status) &&
+		a.LastAppliedSettings.Equal(b.LastAppliedSettings)
 }
 
 // copyComputed keeps the computed values of the state in the plan.

@@ -38,6 +38,12 @@ func (r *ApplicationResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if req.Plan.Raw.IsNull() {
 		return
 	}
+	// Nothing changed at all (the common case of a refresh): the plan already
+	// holds the computed values of the state, so there is nothing to decode,
+	// check or set.
+	if !req.State.Raw.IsNull() && req.Plan.Raw.Equal(req.State.Raw) {
+		return
+	}
 	var plan applicationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	var prior *applicationModel

@@ -1,8 +1,11 @@
 package provider
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -101,4 +104,67 @@ func TestAppliedVerdict_WaitsForTheCurrentGeneration(t *testing.T) {
 
 func unstructuredOf(m map[string]any) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: m}
+}
+
+// Read sets the state only when sameModel reports a change, so sameModel must
+// compare every attribute of the model.
+func TestSameModel_ComparesEveryAttribute(t *testing.T) {
+	nulls := nullApplicationModel()
+	v := reflect.ValueOf(&nulls).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		name := v.Type().Field(i).Name
+		t.Run(name, func(t *testing.T) {
+			a, b := nulls, nulls
+			if !sameModel(&a, &b) {
+				t.Fatal("equal models reported as different")
+			}
+			// An unknown value differs from a null one of the same type.
+			bv := reflect.ValueOf(&b).Elem().Field(i)
+			bv.Set(reflect.ValueOf(unknownLike(bv.Interface())))
+			if sameModel(&a, &b) {
+				t.Fatalf("a change of %s is not detected", name)
+			}
+		})
+	}
+}
+
+func nullApplicationModel() applicationModel {
+	m := applicationModel{}
+	v := reflect.ValueOf(&m).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		v.Field(i).Set(reflect.ValueOf(nullLike(v.Field(i).Interface())))
+	}
+	return m
+}
+
+func nullLike(v any) any {
+	switch v.(type) {
+	case types.String:
+		return types.StringNull()
+	case types.Bool:
+		return types.BoolNull()
+	case types.Map:
+		return types.MapNull(types.StringType)
+	case types.Dynamic:
+		return types.DynamicNull()
+	case types.Object:
+		return types.ObjectNull(statusAttrTypes)
+	}
+	panic(fmt.Sprintf("unexpected attribute type %T", v))
+}
+
+func unknownLike(v any) any {
+	switch v.(type) {
+	case types.String:
+		return types.StringUnknown()
+	case types.Bool:
+		return types.BoolUnknown()
+	case types.Map:
+		return types.MapUnknown(types.StringType)
+	case types.Dynamic:
+		return types.DynamicUnknown()
+	case types.Object:
+		return types.ObjectUnknown(statusAttrTypes)
+	}
+	panic(fmt.Sprintf("unexpected attribute type %T", v))
 }
