@@ -52,6 +52,9 @@ const (
 // maxMessage keeps condition messages under the CRD's limit.
 const maxMessage = 32000
 
+// defaultWorkers is the number of concurrent reconcilers unless Options.Workers says otherwise.
+const defaultWorkers = 8
+
 // controller is the stand-in for DP's Application controller.
 type controller struct {
 	dyn     dynamic.Interface
@@ -67,6 +70,20 @@ type controller struct {
 	// second evaluation (and a conflicting status write).
 	mu      sync.Mutex
 	applied map[types.UID]int64
+
+	// packages holds the compiled package of each ApplicationPackageVersion
+	// by name, valid for one resourceVersion: compiling the published
+	// schemas (CEL rules included) costs far more than evaluating settings.
+	pkgMu    sync.Mutex
+	packages map[string]compiledPackage
+}
+
+// compiledPackage is a compiled ApplicationPackageVersion or the error of
+// compiling it, for one resourceVersion.
+type compiledPackage struct {
+	resourceVersion string
+	pkg             *engine.Package
+	err             error
 }
 
 func newController(cfg *rest.Config, opts Options) (*controller, error) {
@@ -76,7 +93,7 @@ func newController(cfg *rest.Config, opts Options) (*controller, error) {
 	}
 	workers := opts.Workers
 	if workers <= 0 {
-		workers = 4
+		workers = defaultWorkers
 	}
 	logf := opts.Logf
 	if logf == nil {
@@ -90,9 +107,10 @@ func newController(cfg *rest.Config, opts Options) (*controller, error) {
 		apvs:    factory.ForResource(ApplicationPackageVersionGVR).Informer(),
 		queue: workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](
 			5*time.Millisecond, 2*time.Second)),
-		workers: workers,
-		logf:    logf,
-		applied: map[types.UID]int64{},
+		workers:  workers,
+		logf:     logf,
+		applied:  map[types.UID]int64{},
+		packages: map[string]compiledPackage{},
 	}
 	enqueue := func(obj any) {
 		key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
@@ -369,13 +387,9 @@ func (c *controller) evaluate(ctx context.Context, app *unstructured.Unstructure
 	if !metadataLoaded(apv) {
 		return notReady(ReasonPending, fmt.Sprintf("ApplicationPackageVersion %q: metadata is not loaded yet", apvName))
 	}
-	settingsSchema, valuesSchema, err := publishedSchemas(apv)
+	pkg, err := c.compiled(apv)
 	if err != nil {
 		return notReady(ReasonRequirementsUnmet, fmt.Sprintf("ApplicationPackageVersion %q: %v", apvName, err))
-	}
-	pkg, err := engine.LoadPublished(settingsSchema, valuesSchema)
-	if err != nil {
-		return notReady(ReasonRequirementsUnmet, fmt.Sprintf("ApplicationPackageVersion %q: load published schemas: %v", apvName, err))
 	}
 	catalog, err := c.catalog(ctx, app.GetNamespace(), pkg)
 	if err != nil {
@@ -421,6 +435,29 @@ func (c *controller) evaluate(ctx context.Context, app *unstructured.Unstructure
 	set(CondReady, true, CondReady, "")
 	set(CondConfigurationApplied, true, CondConfigurationApplied, "")
 	return finish("Ready", ""), "ConfigurationApplied=True"
+}
+
+// compiled returns the compiled package of apv, compiling it once per
+// resourceVersion.
+func (c *controller) compiled(apv *unstructured.Unstructured) (*engine.Package, error) {
+	name, rv := apv.GetName(), apv.GetResourceVersion()
+	c.pkgMu.Lock()
+	cp, ok := c.packages[name]
+	c.pkgMu.Unlock()
+	if ok && cp.resourceVersion == rv {
+		return cp.pkg, cp.err
+	}
+	cp = compiledPackage{resourceVersion: rv}
+	settingsSchema, valuesSchema, err := publishedSchemas(apv)
+	if err != nil {
+		cp.err = err
+	} else if cp.pkg, err = engine.LoadPublished(settingsSchema, valuesSchema); err != nil {
+		cp.err = fmt.Errorf("load published schemas: %w", err)
+	}
+	c.pkgMu.Lock()
+	c.packages[name] = cp
+	c.pkgMu.Unlock()
+	return cp.pkg, cp.err
 }
 
 // catalog reads AvailableClusterResource/<name> in ns for every grantable

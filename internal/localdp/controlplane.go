@@ -43,7 +43,7 @@ type Options struct {
 	AuditLogPath string
 	// NoController skips the stand-in DP controller.
 	NoController bool
-	// Workers is the number of concurrent reconcilers (default 4).
+	// Workers is the number of concurrent reconcilers (default 8).
 	Workers int
 	// StartTimeout bounds the start of each of etcd and kube-apiserver
 	// (default 60s).
