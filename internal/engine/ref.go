@@ -23,7 +23,8 @@ func resolveRefs(file string, root map[string]any, order keyOrder) (map[string]a
 	if err != nil {
 		return nil, err
 	}
-	return out.(map[string]any), nil
+	m, _ := out.(map[string]any)
+	return m, nil
 }
 
 type refResolver struct {
@@ -87,7 +88,7 @@ func (r *refResolver) node(n map[string]any, ptr string, depth int) (any, error)
 			if err != nil {
 				return nil, err
 			}
-			out = resolved.(map[string]any)
+			out, _ = resolved.(map[string]any)
 			r.memo[s] = resolvedRef{node: out, nodes: r.nodes - before}
 		}
 		if len(n) > 1 {

@@ -74,7 +74,8 @@ var patternCache sync.Map // string -> *regexp.Regexp (nil stored as a typed nil
 // invalid pattern (the schema compiler reports it) matches nothing here.
 func compilePattern(p string) *regexp.Regexp {
 	if v, ok := patternCache.Load(p); ok {
-		return v.(*regexp.Regexp)
+		re, _ := v.(*regexp.Regexp)
+		return re
 	}
 	re, err := regexp.Compile(p)
 	if err != nil {

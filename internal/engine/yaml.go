@@ -294,4 +294,3 @@ func unescapePointer(s string) string {
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
 }
-

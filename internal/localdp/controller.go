@@ -211,13 +211,17 @@ func (c *controller) safeReconcile(ctx context.Context, key string) (err error) 
 func (c *controller) reconcile(ctx context.Context, key string) error {
 	ns, _, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
-		return nil
+		return nil //nolint:nilerr // a malformed key can never succeed: drop it instead of retrying
 	}
 	obj, exists, err := c.apps.GetStore().GetByKey(key)
 	if err != nil || !exists {
 		return err
 	}
-	app := obj.(*unstructured.Unstructured).DeepCopy()
+	cached, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil
+	}
+	app := cached.DeepCopy()
 	client := c.dyn.Resource(ApplicationGVR).Namespace(ns)
 
 	if app.GetDeletionTimestamp() != nil {
@@ -380,7 +384,10 @@ func (c *controller) evaluate(ctx context.Context, app *unstructured.Unstructure
 	if err != nil || !exists {
 		return notReady(ReasonPending, fmt.Sprintf("ApplicationPackageVersion %q not found", apvName))
 	}
-	apv := obj.(*unstructured.Unstructured)
+	apv, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return notReady(ReasonPending, fmt.Sprintf("ApplicationPackageVersion %q not readable", apvName))
+	}
 	if v, ok := apv.GetLabels()[LabelDraft]; ok && v != "false" {
 		return notReady(ReasonRequirementsUnmet, fmt.Sprintf("ApplicationPackageVersion %q is a draft and cannot be installed", apvName))
 	}
@@ -426,7 +433,7 @@ func (c *controller) evaluate(ctx context.Context, app *unstructured.Unstructure
 		current["channel"] = ch
 	}
 	status["currentVersion"] = current
-	effective := map[string]any(res.Effective)
+	effective := res.Effective
 	if effective == nil {
 		effective = map[string]any{}
 	}

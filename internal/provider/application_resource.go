@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
@@ -85,12 +84,6 @@ type applicationModel struct {
 type applicationIdentity struct {
 	Namespace types.String `tfsdk:"namespace"`
 	Name      types.String `tfsdk:"name"`
-}
-
-var timeoutsAttrTypes = map[string]attr.Type{
-	"create": types.StringType,
-	"update": types.StringType,
-	"delete": types.StringType,
 }
 
 var conditionAttrTypes = map[string]attr.Type{
@@ -407,10 +400,4 @@ func (v oneOfStringValidator) ValidateString(_ context.Context, req validator.St
 	}
 	resp.Diagnostics.AddAttributeError(req.Path, "Invalid value",
 		fmt.Sprintf("%s must be one of %s, got %q.", req.Path, strings.Join(v.values, ", "), req.ConfigValue.ValueString()))
-}
-
-// appendDiags is a small helper for functions returning diagnostics.
-func appendDiags(dst *diag.Diagnostics, src diag.Diagnostics) bool {
-	dst.Append(src...)
-	return !dst.HasError()
 }

@@ -386,6 +386,8 @@ func (r *ApplicationResource) Read(ctx context.Context, req resource.ReadRequest
 }
 
 // fromObject refreshes m from the Application in the cluster.
+//
+//nolint:unparam // returns diagnostics like the framework setters it calls, for future conversions that can fail
 func (r *ApplicationResource) fromObject(ctx context.Context, m *applicationModel, obj *unstructured.Unstructured, sensitivePaths [][]string, manager string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	m.ID = types.StringValue(obj.GetNamespace() + "/" + obj.GetName())
@@ -653,7 +655,7 @@ func waitGone(ctx context.Context, client dynamic.ResourceInterface, name string
 }
 
 func goneTimeout(ctx context.Context) error {
-	return fmt.Errorf("timed out waiting for the Application to disappear (finalizers still pending?): %v", ctx.Err())
+	return fmt.Errorf("timed out waiting for the Application to disappear (finalizers still pending?): %w", ctx.Err())
 }
 
 // specChanged reports whether anything DP sees changed between plan and state.

@@ -110,7 +110,8 @@ func clusterCacheFor(pd *ProviderData) *clusterCache {
 		return newClusterCache()
 	}
 	c, _ := caches.LoadOrStore(pd, newClusterCache())
-	return c.(*clusterCache)
+	cc, _ := c.(*clusterCache)
+	return cc
 }
 
 // get returns the cached value of key or computes it once with fetch.
@@ -148,7 +149,9 @@ var processReads sync.Map // key -> *atomic.Int64
 
 func countRead(key string) {
 	v, _ := processReads.LoadOrStore(key, new(atomic.Int64))
-	v.(*atomic.Int64).Add(1)
+	if n, ok := v.(*atomic.Int64); ok {
+		n.Add(1)
+	}
 }
 
 // readsOf returns how many requests this process sent for key.
@@ -157,14 +160,8 @@ func readsOf(key string) int64 {
 	if !ok {
 		return 0
 	}
-	return v.(*atomic.Int64).Load()
-}
-
-// forget drops a key so that the next get reads it again.
-func (c *clusterCache) forget(key string) {
-	c.mu.Lock()
-	delete(c.entries, key)
-	c.mu.Unlock()
+	n, _ := v.(*atomic.Int64)
+	return n.Load()
 }
 
 // Reads returns how many requests were sent per key.
@@ -193,7 +190,8 @@ func (c *clusterCache) packageVersion(ctx context.Context, dyn dynamic.Interface
 	if err != nil {
 		return nil, err
 	}
-	return v.(*packageVersionInfo), nil
+	info, _ := v.(*packageVersionInfo)
+	return info, nil
 }
 
 // compiled caches compiled packages by name and resourceVersion across
@@ -227,7 +225,7 @@ func parsePackageVersion(obj *unstructured.Unstructured) *packageVersionInfo {
 	if info.SettingsSchema != nil {
 		key := info.Name + "@" + info.ResourceVersion
 		if v, ok := compiled.Load(key); ok {
-			out := v.(compileOutcome)
+			out, _ := v.(compileOutcome)
 			info.Package, info.CompileErr = out.pkg, out.err
 		} else {
 			pkg, err := engine.LoadPublished(info.SettingsSchema, info.ValuesSchema)
@@ -293,7 +291,7 @@ func (c *clusterCache) availableRepositories(ctx context.Context, dyn dynamic.In
 	if err != nil {
 		return nil, false, err
 	}
-	r := v.(result)
+	r, _ := v.(result)
 	return r.repos, r.found, nil
 }
 
@@ -313,7 +311,8 @@ func (c *clusterCache) grantCatalog(ctx context.Context, dyn dynamic.Interface, 
 	if err != nil {
 		return grantLookup{}, err
 	}
-	return v.(grantLookup), nil
+	g, _ := v.(grantLookup)
+	return g, nil
 }
 
 func parseCatalog(obj *unstructured.Unstructured) engine.GrantCatalog {
@@ -352,5 +351,6 @@ func (c *clusterCache) referent(ctx context.Context, dyn dynamic.Interface, gvr 
 	if err != nil {
 		return referentLookup{}, err
 	}
-	return v.(referentLookup), nil
+	ref, _ := v.(referentLookup)
+	return ref, nil
 }

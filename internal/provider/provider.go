@@ -20,8 +20,8 @@ import (
 // Defaults of the provider configuration.
 const (
 	defaultFieldManager = "terraform-provider-deckhouse"
-	defaultQPS          = 50
-	defaultBurst        = 100
+	defaultQPS          = 100
+	defaultBurst        = 300
 )
 
 var (
@@ -117,11 +117,11 @@ func (p *DeckhouseProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 			},
 			"qps": schema.Float64Attribute{
 				Optional:    true,
-				Description: "Maximum requests per second to the API server. Default 50.",
+				Description: "Maximum requests per second to the API server. Default 100.",
 			},
 			"burst": schema.Int64Attribute{
 				Optional:    true,
-				Description: "Maximum burst of requests to the API server. Default 100.",
+				Description: "Maximum burst of requests to the API server. Default 300.",
 			},
 		},
 		Blocks: map[string]schema.Block{

@@ -332,9 +332,9 @@ func (b *bench) prepare(ctx context.Context, c *configRun) string {
 	return ""
 }
 
-// step runs run i of a phase and keeps the fastest successful run. After a
+// step runs one run of a phase and keeps the fastest successful run. After a
 // failed apply, destroy still runs so the cluster is cleaned up.
-func (c *configRun) step(ctx context.Context, b *bench, sp phaseSpec, i int) {
+func (c *configRun) step(ctx context.Context, b *bench, sp phaseSpec, _ int) {
 	best := c.out[sp.name]
 	if c.failed != "" && !(sp.name == phaseDestroy && c.failed != "interrupted" && ctx.Err() == nil) {
 		if best == nil {
