@@ -22,6 +22,8 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 )
 
 // Names DP uses on Applications and package versions.
@@ -32,9 +34,9 @@ const (
 	LabelPackage  = "packages.deckhouse.io/package"
 	LabelInstance = "packages.deckhouse.io/instance"
 	// LabelDraft marks a draft ApplicationPackageVersion.
-	LabelDraft = "packages.deckhouse.io/draft"
+	LabelDraft = dpapi.LabelDraft
 	// AnnotationAllowDestructiveSwitch acknowledges a destructive enum switch.
-	AnnotationAllowDestructiveSwitch = "applications.deckhouse.io/allow-destructive-settings-switch"
+	AnnotationAllowDestructiveSwitch = dpapi.AnnotationAllowDestructiveSwitch
 )
 
 // Condition types and reasons written by the stand-in controller.
@@ -338,7 +340,7 @@ func versionName(app *unstructured.Unstructured) string {
 // PackageVersionName is the ApplicationPackageVersion name DP builds:
 // <repository>-<package>-<version>.
 func PackageVersionName(repository, pkg, version string) string {
-	return repository + "-" + pkg + "-" + version
+	return dpapi.PackageVersionName(repository, pkg, version)
 }
 
 // evaluate computes the new status of app and a one-line summary for the log.
@@ -498,24 +500,7 @@ func (c *controller) catalog(ctx context.Context, ns string, pkg *engine.Package
 
 // CatalogFrom reads the grant catalog of an AvailableClusterResource.
 func CatalogFrom(acr *unstructured.Unstructured) engine.GrantCatalog {
-	var gc engine.GrantCatalog
-	gc.Default, _, _ = unstructured.NestedString(acr.Object, "status", "default")
-	items, _, _ := unstructured.NestedSlice(acr.Object, "status", "available")
-	for _, it := range items {
-		m, ok := it.(map[string]any)
-		if !ok {
-			continue
-		}
-		n, _ := m["name"].(string)
-		if n == "" {
-			continue
-		}
-		gc.Available = append(gc.Available, n)
-		if d, _ := m["default"].(bool); d && gc.Default == "" {
-			gc.Default = n
-		}
-	}
-	return gc
+	return dpapi.Catalog(acr)
 }
 
 func metadataLoaded(apv *unstructured.Unstructured) bool {

@@ -7,8 +7,9 @@ import (
 	"sort"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 )
 
 //go:embed crds/*.yaml
@@ -16,11 +17,11 @@ var crdFiles embed.FS
 
 // API groups and resources of the objects the control plane serves.
 var (
-	ApplicationGVR               = schema.GroupVersionResource{Group: "deckhouse.io", Version: "v1alpha1", Resource: "applications"}
-	ApplicationPackageVersionGVR = schema.GroupVersionResource{Group: "deckhouse.io", Version: "v1alpha1", Resource: "applicationpackageversions"}
-	ApplicationPackageGVR        = schema.GroupVersionResource{Group: "deckhouse.io", Version: "v1alpha1", Resource: "applicationpackages"}
-	PackageRepositoryGVR         = schema.GroupVersionResource{Group: "deckhouse.io", Version: "v1alpha1", Resource: "packagerepositories"}
-	AvailableClusterResourceGVR  = schema.GroupVersionResource{Group: "multitenancy.deckhouse.io", Version: "v1alpha1", Resource: "availableclusterresources"}
+	ApplicationGVR               = dpapi.ApplicationGVR
+	ApplicationPackageVersionGVR = dpapi.ApplicationPackageVersionGVR
+	ApplicationPackageGVR        = dpapi.ApplicationPackageGVR
+	PackageRepositoryGVR         = dpapi.PackageRepositoryGVR
+	AvailableClusterResourceGVR  = dpapi.AvailableClusterResourceGVR
 )
 
 // CRDs returns the custom resource definitions the control plane installs,

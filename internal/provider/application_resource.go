@@ -17,6 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 )
 
 var (
@@ -29,7 +31,7 @@ var (
 )
 
 // Annotation DP reads as the acknowledgement of a destructive settings switch.
-const allowDestructiveSwitchAnnotation = "applications.deckhouse.io/allow-destructive-settings-switch"
+const allowDestructiveSwitchAnnotation = dpapi.AnnotationAllowDestructiveSwitch
 
 // Values of immutable_field_change.
 const (

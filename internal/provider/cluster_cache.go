@@ -16,20 +16,22 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 )
 
 // The DP resources the provider reads and writes. Their plural names are
 // fixed, so the provider never needs discovery or OpenAPI downloads.
 var (
-	applicationGVR               = schema.GroupVersionResource{Group: "deckhouse.io", Version: "v1alpha1", Resource: "applications"}
-	applicationPackageGVR        = schema.GroupVersionResource{Group: "deckhouse.io", Version: "v1alpha1", Resource: "applicationpackages"}
-	applicationPackageVersionGVR = schema.GroupVersionResource{Group: "deckhouse.io", Version: "v1alpha1", Resource: "applicationpackageversions"}
-	availableClusterResourceGVR  = schema.GroupVersionResource{Group: "multitenancy.deckhouse.io", Version: "v1alpha1", Resource: "availableclusterresources"}
+	applicationGVR               = dpapi.ApplicationGVR
+	applicationPackageGVR        = dpapi.ApplicationPackageGVR
+	applicationPackageVersionGVR = dpapi.ApplicationPackageVersionGVR
+	availableClusterResourceGVR  = dpapi.AvailableClusterResourceGVR
 )
 
 // packageVersionName is the name DP gives an ApplicationPackageVersion.
 func packageVersionName(repository, pkg, version string) string {
-	return repository + "-" + pkg + "-" + version
+	return dpapi.PackageVersionName(repository, pkg, version)
 }
 
 // packageVersionInfo is what the provider needs from one ApplicationPackageVersion.
@@ -205,8 +207,8 @@ type compileOutcome struct {
 
 func parsePackageVersion(obj *unstructured.Unstructured) *packageVersionInfo {
 	info := &packageVersionInfo{Name: obj.GetName(), Found: true, ResourceVersion: obj.GetResourceVersion()}
-	_, info.Draft = obj.GetLabels()["packages.deckhouse.io/draft"]
-	if v := obj.GetLabels()["packages.deckhouse.io/draft"]; v == "false" {
+	_, info.Draft = obj.GetLabels()[dpapi.LabelDraft]
+	if v := obj.GetLabels()[dpapi.LabelDraft]; v == "false" {
 		info.Draft = false
 	}
 	info.PackageName, _, _ = unstructured.NestedString(obj.Object, "spec", "packageName")
@@ -306,34 +308,13 @@ func (c *clusterCache) grantCatalog(ctx context.Context, dyn dynamic.Interface, 
 		if err != nil {
 			return nil, fmt.Errorf("reading AvailableClusterResource %q in namespace %q: %w", name, namespace, err)
 		}
-		return grantLookup{Found: true, Catalog: parseCatalog(obj)}, nil
+		return grantLookup{Found: true, Catalog: dpapi.Catalog(obj)}, nil
 	})
 	if err != nil {
 		return grantLookup{}, err
 	}
 	g, _ := v.(grantLookup)
 	return g, nil
-}
-
-func parseCatalog(obj *unstructured.Unstructured) engine.GrantCatalog {
-	var cat engine.GrantCatalog
-	cat.Default, _, _ = unstructured.NestedString(obj.Object, "status", "default")
-	items, _, _ := unstructured.NestedSlice(obj.Object, "status", "available")
-	for _, it := range items {
-		m, ok := it.(map[string]any)
-		if !ok {
-			continue
-		}
-		n, _ := m["name"].(string)
-		if n == "" {
-			continue
-		}
-		cat.Available = append(cat.Available, n)
-		if d, _ := m["default"].(bool); d && cat.Default == "" {
-			cat.Default = n
-		}
-	}
-	return cat
 }
 
 // referent reads (once) an object of gvr named name in namespace.
