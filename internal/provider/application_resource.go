@@ -258,16 +258,7 @@ func (r *ApplicationResource) IdentitySchema(_ context.Context, _ resource.Ident
 }
 
 func (r *ApplicationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
-	}
-	pd, ok := req.ProviderData.(*ProviderData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *ProviderData, got %T", req.ProviderData))
-		return
-	}
-	r.data = pd
-	r.cache = clusterCacheFor(pd)
+	r.data, r.cache = clusterClientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *ApplicationResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {

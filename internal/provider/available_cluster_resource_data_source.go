@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -57,16 +56,7 @@ func (d *AvailableClusterResourceDataSource) Schema(_ context.Context, _ datasou
 }
 
 func (d *AvailableClusterResourceDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
-	}
-	pd, ok := req.ProviderData.(*ProviderData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *ProviderData, got %T", req.ProviderData))
-		return
-	}
-	d.data = pd
-	d.cache = clusterCacheFor(pd)
+	d.data, d.cache = clusterClientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *AvailableClusterResourceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

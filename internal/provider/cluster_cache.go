@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"golang.org/x/sync/singleflight"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -105,6 +106,21 @@ func newClusterCache() *clusterCache {
 
 // caches holds one cache per configured provider.
 var caches sync.Map // *ProviderData -> *clusterCache
+
+// clusterClientsFrom is the Configure step of every cluster resource and data
+// source: the provider's data and its cache, or nils before the provider is
+// configured (the framework calls Configure early with no data).
+func clusterClientsFrom(data any, diags *diag.Diagnostics) (*ProviderData, *clusterCache) {
+	if data == nil {
+		return nil, nil
+	}
+	pd, ok := data.(*ProviderData)
+	if !ok {
+		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *ProviderData, got %T", data))
+		return nil, nil
+	}
+	return pd, clusterCacheFor(pd)
+}
 
 // clusterCacheFor returns the cache belonging to a configured provider.
 func clusterCacheFor(pd *ProviderData) *clusterCache {

@@ -31,18 +31,8 @@ func (f *EffectiveSettingsFunction) Definition(_ context.Context, _ function.Def
 		Description: "Validates the settings against a published settings schema (JSON or YAML, for example " +
 			"`published_settings_schema` of a package version) as DP does on install, and returns the effective " +
 			"settings: the settings with the schema defaults applied. Fails when DP would reject the settings.",
-		Parameters: []function.Parameter{
-			function.StringParameter{
-				Name:        "settings_schema_json",
-				Description: "The published settings schema (status.packageSchemas.settingsSchema.openAPIV3Schema) as JSON or YAML.",
-			},
-			function.DynamicParameter{
-				Name:           "settings",
-				Description:    "The user settings (Application.spec.settings): an object; pass `{}` for none (OpenTofu 1.12 drops a literal null argument before it reaches the provider).",
-				AllowNullValue: true,
-			},
-		},
-		Return: function.DynamicReturn{},
+		Parameters: settingsFunctionParameters(),
+		Return:     function.DynamicReturn{},
 	}
 }
 
@@ -69,6 +59,21 @@ func (f *EffectiveSettingsFunction) Run(ctx context.Context, req function.RunReq
 		eff = map[string]any{}
 	}
 	resp.Error = resp.Result.Set(ctx, toDynamic(eff))
+}
+
+// settingsFunctionParameters are the parameters both settings functions take.
+func settingsFunctionParameters() []function.Parameter {
+	return []function.Parameter{
+		function.StringParameter{
+			Name:        "settings_schema_json",
+			Description: "The published settings schema (status.packageSchemas.settingsSchema.openAPIV3Schema) as JSON or YAML.",
+		},
+		function.DynamicParameter{
+			Name:           "settings",
+			Description:    "The user settings (Application.spec.settings): an object; pass `{}` for none (OpenTofu 1.12 drops a literal null argument before it reaches the provider).",
+			AllowNullValue: true,
+		},
+	}
 }
 
 // functionInputs reads and checks the two arguments shared by the functions.

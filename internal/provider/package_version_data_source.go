@@ -62,16 +62,7 @@ func (d *PackageVersionDataSource) Schema(_ context.Context, _ datasource.Schema
 }
 
 func (d *PackageVersionDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
-	}
-	pd, ok := req.ProviderData.(*ProviderData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *ProviderData, got %T", req.ProviderData))
-		return
-	}
-	d.data = pd
-	d.cache = clusterCacheFor(pd)
+	d.data, d.cache = clusterClientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *PackageVersionDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

@@ -38,18 +38,8 @@ func (f *ValidateSettingsFunction) Definition(_ context.Context, _ function.Defi
 			"and returns the list of problems, empty when DP accepts the settings. Each problem has the `path` of the " +
 			"offending value inside the settings (DP's notation, e.g. `postgres.storageClass`, empty for the root), " +
 			"the `message` DP reports and the `kind` of rule (undeclared, type, enum, pattern, required, cel, schema, ...).",
-		Parameters: []function.Parameter{
-			function.StringParameter{
-				Name:        "settings_schema_json",
-				Description: "The published settings schema (status.packageSchemas.settingsSchema.openAPIV3Schema) as JSON or YAML.",
-			},
-			function.DynamicParameter{
-				Name:           "settings",
-				Description:    "The user settings (Application.spec.settings): an object; pass `{}` for none (OpenTofu 1.12 drops a literal null argument before it reaches the provider).",
-				AllowNullValue: true,
-			},
-		},
-		Return: function.ListReturn{ElementType: types.ObjectType{AttrTypes: problemAttrTypes}},
+		Parameters: settingsFunctionParameters(),
+		Return:     function.ListReturn{ElementType: types.ObjectType{AttrTypes: problemAttrTypes}},
 	}
 }
 
