@@ -46,7 +46,7 @@ func (p *Package) Evaluate(req Request) *Result {
 	}
 
 	// 2. Schema and CEL on the raw settings.
-	schemaProblems := p.settings.validate(DocSettings, user)
+	schemaProblems := p.settings.validateNormalized(DocSettings, user)
 	res.Problems = append(res.Problems, schemaProblems...)
 	var userCEL any
 	if p.settings.rules != nil {
@@ -107,7 +107,7 @@ func (p *Package) Evaluate(req Request) *Result {
 	}
 	res.Values = buildValues(valuesTree, eff, hook)
 	if hook != nil && p.values != nil {
-		valuesProblems := p.values.validate(DocHookValues, res.Values)
+		valuesProblems := p.values.validateNormalized(DocHookValues, res.Values)
 		res.Problems = append(res.Problems, valuesProblems...)
 		if p.values.rules != nil {
 			res.Problems = append(res.Problems, runRules(p.values.rules, DocHookValues, celWithoutOldSelf, celView(res.Values), nil, false, valuesProblems)...)

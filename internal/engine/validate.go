@@ -36,7 +36,16 @@ func (d *schemaDoc) validate(doc Document, v any) []*Problem {
 	if err != nil {
 		return []*Problem{documentProblem(doc, err, string(doc))}
 	}
-	err = d.compiled.Validate(nv)
+	return d.validateNormalized(doc, nv)
+}
+
+// validateNormalized is validate for a value already in the engine's data
+// model (normalize's output), as Evaluate holds it: no second deep copy.
+func (d *schemaDoc) validateNormalized(doc Document, nv any) []*Problem {
+	if d == nil || d.compiled == nil {
+		return nil
+	}
+	err := d.compiled.Validate(nv)
 	if err == nil {
 		return nil
 	}
