@@ -2,7 +2,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"log"
@@ -12,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider"
 )
@@ -87,8 +86,9 @@ func run(debug bool) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	return providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address: "registry.terraform.io/deckhouse/deckhouse",
-		Debug:   debug,
-	})
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	return tf6server.Serve("registry.terraform.io/deckhouse/deckhouse", provider.ProtocolServer(version), opts...)
 }

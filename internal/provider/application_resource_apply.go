@@ -349,30 +349,16 @@ func (r *ApplicationResource) Read(ctx context.Context, req resource.ReadRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if r.data == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The deckhouse provider has no cluster configuration.")
-		return
-	}
-	dyn, err := r.data.Dynamic(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot connect to the cluster", err.Error())
-		return
-	}
-	obj, err := dyn.Resource(applicationGVR).Namespace(state.Namespace.ValueString()).Get(ctx, state.Name.ValueString(), metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Cannot read Application %s/%s", state.Namespace.ValueString(), state.Name.ValueString()), err.Error())
-		return
-	}
 	raw, diags := req.Private.GetKey(ctx, privateSensitivePaths)
 	resp.Diagnostics.Append(diags...)
-	sensitivePaths := decodePaths(raw)
 	prior := state
-	resp.Diagnostics.Append(r.fromObject(ctx, &state, obj, sensitivePaths, r.fieldManager())...)
-	if resp.Diagnostics.HasError() {
+	gone, diags := r.refresh(ctx, &state, decodePaths(raw))
+	resp.Diagnostics.Append(diags...)
+	switch {
+	case resp.Diagnostics.HasError():
+		return
+	case gone:
+		resp.State.RemoveResource(ctx)
 		return
 	}
 	// resp.State starts as the prior state: encoding an unchanged model again
@@ -383,6 +369,30 @@ func (r *ApplicationResource) Read(ctx context.Context, req resource.ReadRequest
 	if resp.Identity != nil {
 		resp.Diagnostics.Append(resp.Identity.Set(ctx, applicationIdentity{Namespace: state.Namespace, Name: state.Name})...)
 	}
+}
+
+// refresh updates state from the Application in the cluster (one GET). It
+// reports gone when the Application no longer exists.
+func (r *ApplicationResource) refresh(ctx context.Context, state *applicationModel, sensitivePaths [][]string) (gone bool, diags diag.Diagnostics) {
+	if r.data == nil {
+		diags.AddError("Provider not configured", "The deckhouse provider has no cluster configuration.")
+		return false, diags
+	}
+	dyn, err := r.data.Dynamic(ctx)
+	if err != nil {
+		diags.AddError("Cannot connect to the cluster", err.Error())
+		return false, diags
+	}
+	obj, err := dyn.Resource(applicationGVR).Namespace(state.Namespace.ValueString()).Get(ctx, state.Name.ValueString(), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return true, diags
+	}
+	if err != nil {
+		diags.AddError(fmt.Sprintf("Cannot read Application %s/%s", state.Namespace.ValueString(), state.Name.ValueString()), err.Error())
+		return false, diags
+	}
+	diags.Append(r.fromObject(ctx, state, obj, sensitivePaths, r.fieldManager())...)
+	return false, diags
 }
 
 // fromObject refreshes m from the Application in the cluster.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
@@ -32,6 +33,9 @@ var (
 // DeckhouseProvider is the provider implementation.
 type DeckhouseProvider struct {
 	version string
+	// configured is the data Configure handed to resources, for the
+	// protocol server's shortcuts.
+	configured atomic.Pointer[ProviderData]
 }
 
 // New returns a constructor of the provider, as providerserver expects.
@@ -171,6 +175,7 @@ func (p *DeckhouseProvider) Configure(ctx context.Context, req provider.Configur
 	}
 	resp.DataSourceData = data
 	resp.ResourceData = data
+	p.configured.Store(data)
 }
 
 // connectionFromModel merges the configuration with the KUBE_* environment

@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/localdp"
@@ -18,7 +17,7 @@ import (
 
 // testAccProtoV6ProviderFactories runs the provider in-process for acceptance tests.
 var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"deckhouse": providerserver.NewProtocol6WithError(New("test")()),
+	"deckhouse": func() (tfprotov6.ProviderServer, error) { return ProtocolServer("test")(), nil },
 }
 
 // The shared local control plane of this test binary, started on first use.

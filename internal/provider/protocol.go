@@ -1,0 +1,291 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/defaults"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// applicationTypeName is the type name of the deckhouse_application resource.
+const applicationTypeName = "deckhouse_application"
+
+// ProtocolServer returns the provider's protocol server: the framework's
+// server, with unchanged deckhouse_application plans answered directly.
+//
+// A plan of an Application whose configuration and refreshed state agree is
+// the bulk of every plan over many Applications, and the framework spends
+// most of the provider's time on it converting values it then returns
+// unchanged: it runs attribute defaults, every attribute's plan modifiers
+// (each one rewriting the whole planned value) and the resource's
+// ModifyPlan, which returns at once for such a plan. The shortcut answers
+// exactly what that pipeline answers (see planUnchanged) without decoding the
+// values; anything else goes to the framework.
+func ProtocolServer(version string) func() tfprotov6.ProviderServer {
+	return func() tfprotov6.ProviderServer {
+		p := &DeckhouseProvider{version: version}
+		return &protocolServer{ProviderServer: providerserver.NewProtocol6(p)(), provider: p}
+	}
+}
+
+// protocolServer is the framework's protocol server with the shortcuts.
+type protocolServer struct {
+	tfprotov6.ProviderServer
+	provider *DeckhouseProvider
+}
+
+func (s *protocolServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	if req != nil && req.TypeName == applicationTypeName {
+		if resp, ok := s.readUnchanged(ctx, req); ok {
+			return resp, nil
+		}
+	}
+	return s.ProviderServer.ReadResource(ctx, req)
+}
+
+// readUnchanged refreshes an Application as Read does and, when nothing
+// changed, answers with the current state, private data and identity as they
+// came: the framework would decode them, find Read left them alone, and
+// encode them again. Anything else (drift, a deleted Application, an error,
+// a state without identity) goes to the framework, which reads again.
+func (s *protocolServer) readUnchanged(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, bool) {
+	data := s.provider.configured.Load()
+	cur := req.CurrentState
+	if data == nil || cur == nil || req.CurrentIdentity == nil || req.CurrentIdentity.IdentityData == nil ||
+		len(cur.JSON) > 0 || len(cur.MsgPack) == 0 || isMsgPackNil(cur.MsgPack) {
+		return nil, false
+	}
+	info := applicationSchemaInfo(ctx)
+	if info.err != nil {
+		return nil, false
+	}
+	val, err := cur.Unmarshal(info.typ)
+	if err != nil {
+		return nil, false
+	}
+	var state applicationModel
+	if diags := (tfsdk.State{Schema: info.schema, Raw: val}).Get(ctx, &state); diags.HasError() {
+		return nil, false
+	}
+	paths, ok := privateKey(req.Private, privateSensitivePaths)
+	if !ok {
+		return nil, false
+	}
+	r := &ApplicationResource{data: data, cache: clusterCacheFor(data)}
+	prior := state
+	gone, diags := r.refresh(ctx, &state, decodePaths(paths))
+	if gone || len(diags) > 0 || !sameModel(&prior, &state) || !identityIs(ctx, info, req.CurrentIdentity.IdentityData, &state) {
+		return nil, false
+	}
+	return &tfprotov6.ReadResourceResponse{
+		NewState:    cur,
+		Private:     req.Private,
+		NewIdentity: req.CurrentIdentity,
+	}, true
+}
+
+func (s *protocolServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	if req != nil && req.TypeName == applicationTypeName {
+		if resp, ok := planUnchanged(ctx, req); ok {
+			return resp, nil
+		}
+	}
+	return s.ProviderServer.PlanResourceChange(ctx, req)
+}
+
+// planUnchanged answers the plan of an existing Application when the proposed
+// new state is the prior state and no attribute default would change it. The
+// framework's pipeline then leaves the plan equal to the prior state:
+//   - defaults apply only where the configuration is null, and the check
+//     below requires the proposed value to be the default there;
+//   - write-only sensitive_settings is null in the prior state, so a
+//     configured value makes the proposed state differ;
+//   - computed values are marked unknown only when the plan differs from the
+//     prior state;
+//   - UseStateForUnknown and RequiresReplace act only on unknown or changed
+//     values;
+//   - ModifyPlan returns at once when the plan equals the prior state.
+//
+// So the answer is the prior state, private data and identity, unchanged.
+func planUnchanged(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
+	prior, proposed, config := req.PriorState, req.ProposedNewState, req.Config
+	if prior == nil || proposed == nil || config == nil || req.PriorIdentity == nil ||
+		len(prior.JSON) > 0 || len(proposed.JSON) > 0 || len(config.JSON) > 0 ||
+		len(prior.MsgPack) == 0 || isMsgPackNil(prior.MsgPack) ||
+		!bytes.Equal(prior.MsgPack, proposed.MsgPack) {
+		return nil, false
+	}
+	info := applicationSchemaInfo(ctx)
+	if info.err != nil || len(info.defaults) > 0 && !defaultsHold(info, config, proposed) {
+		return nil, false
+	}
+	return &tfprotov6.PlanResourceChangeResponse{
+		PlannedState:    proposed,
+		PlannedPrivate:  req.PriorPrivate,
+		PlannedIdentity: req.PriorIdentity,
+	}, true
+}
+
+// isMsgPackNil reports whether a MessagePack value is nil (a null object).
+func isMsgPackNil(b []byte) bool { return len(b) == 1 && b[0] == 0xc0 }
+
+// defaultsHold reports whether every attribute with a default is either
+// configured or already holds its default in the proposed state.
+func defaultsHold(info *schemaInfo, config, proposed *tfprotov6.DynamicValue) bool {
+	cfg, err := objectAttributes(config, info.typ)
+	if err != nil {
+		return false
+	}
+	var prop map[string]tftypes.Value
+	for name, def := range info.defaults {
+		c, ok := cfg[name]
+		if !ok {
+			return false
+		}
+		if !c.IsNull() {
+			continue
+		}
+		if prop == nil {
+			if prop, err = objectAttributes(proposed, info.typ); err != nil {
+				return false
+			}
+		}
+		if p, ok := prop[name]; !ok || !p.Equal(def) {
+			return false
+		}
+	}
+	return true
+}
+
+func objectAttributes(v *tfprotov6.DynamicValue, typ tftypes.Type) (map[string]tftypes.Value, error) {
+	val, err := v.Unmarshal(typ)
+	if err != nil {
+		return nil, err
+	}
+	var attrs map[string]tftypes.Value
+	if err := val.As(&attrs); err != nil {
+		return nil, err
+	}
+	return attrs, nil
+}
+
+// schemaInfo is what the shortcut needs of the deckhouse_application schema.
+type schemaInfo struct {
+	schema   schema.Schema
+	typ      tftypes.Type
+	identity tftypes.Type
+	defaults map[string]tftypes.Value // attribute name -> default value
+	err      error
+}
+
+var (
+	applicationSchemaOnce sync.Once
+	applicationSchemaVal  *schemaInfo
+)
+
+func applicationSchemaInfo(ctx context.Context) *schemaInfo {
+	applicationSchemaOnce.Do(func() {
+		var resp resource.SchemaResponse
+		r := &ApplicationResource{}
+		r.Schema(ctx, resource.SchemaRequest{}, &resp)
+		applicationSchemaVal = schemaInfoOf(ctx, resp.Schema)
+		var idResp resource.IdentitySchemaResponse
+		r.IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &idResp)
+		applicationSchemaVal.identity = idResp.IdentitySchema.Type().TerraformType(ctx)
+	})
+	return applicationSchemaVal
+}
+
+// schemaInfoOf collects the object type and the static defaults of the top
+// level attributes. A default the shortcut cannot evaluate disables it.
+func schemaInfoOf(ctx context.Context, s schema.Schema) *schemaInfo {
+	info := &schemaInfo{schema: s, typ: s.Type().TerraformType(ctx), defaults: map[string]tftypes.Value{}}
+	for name, a := range s.Attributes {
+		var (
+			v   tftypes.Value
+			err error
+		)
+		switch a := a.(type) {
+		case schema.StringAttribute:
+			if a.Default == nil {
+				continue
+			}
+			var resp defaults.StringResponse
+			a.Default.DefaultString(ctx, defaults.StringRequest{}, &resp)
+			v, err = resp.PlanValue.ToTerraformValue(ctx)
+			if resp.Diagnostics.HasError() {
+				err = errUnsupportedDefault
+			}
+		case schema.BoolAttribute:
+			if a.Default == nil {
+				continue
+			}
+			var resp defaults.BoolResponse
+			a.Default.DefaultBool(ctx, defaults.BoolRequest{}, &resp)
+			v, err = resp.PlanValue.ToTerraformValue(ctx)
+			if resp.Diagnostics.HasError() {
+				err = errUnsupportedDefault
+			}
+		default:
+			if hasDefault(a) {
+				err = errUnsupportedDefault
+			} else {
+				continue
+			}
+		}
+		if err != nil {
+			info.err = err
+			return info
+		}
+		info.defaults[name] = v
+	}
+	return info
+}
+
+var errUnsupportedDefault = errors.New("attribute default not supported by the plan shortcut")
+
+// hasDefault reports whether a schema attribute sets a Default.
+func hasDefault(a schema.Attribute) bool {
+	v := reflect.ValueOf(a)
+	if v.Kind() != reflect.Struct {
+		return false
+	}
+	f := v.FieldByName("Default")
+	return f.IsValid() && (f.Kind() == reflect.Interface || f.Kind() == reflect.Pointer) && !f.IsNil()
+}
+
+// privateKey returns one provider key of the framework's private data (a JSON
+// object of base64 values); ok is false when the data cannot be read.
+func privateKey(private []byte, key string) (value []byte, ok bool) {
+	if len(private) == 0 {
+		return nil, true
+	}
+	var m map[string][]byte
+	if err := json.Unmarshal(private, &m); err != nil {
+		return nil, false
+	}
+	return m[key], true
+}
+
+// identityIs reports whether an encoded identity names the Application of state.
+func identityIs(ctx context.Context, info *schemaInfo, data *tfprotov6.DynamicValue, state *applicationModel) bool {
+	val, err := data.Unmarshal(info.identity)
+	if err != nil {
+		return false
+	}
+	want, err := types.ObjectValueMust(map[string]attr.Type{"namespace": types.StringType, "name": types.StringType},
+		map[string]attr.Value{"namespace": state.Namespace, "name": state.Name}).ToTerraformValue(ctx)
+	return err == nil && val.Equal(want)
+}

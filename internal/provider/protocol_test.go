@@ -1,0 +1,249 @@
+package provider
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// appState is an applied Application as the state holds it.
+func appState() applicationModel {
+	settings := toDynamic(map[string]any{"replicas": 2, "ingress": map[string]any{"host": "a.example.com"}})
+	effective := toDynamic(map[string]any{"replicas": 2, "logLevel": "Info", "ingress": map[string]any{"host": "a.example.com"}})
+	return applicationModel{
+		ID:                             types.StringValue("demo/app"),
+		Name:                           types.StringValue("app"),
+		Namespace:                      types.StringValue("demo"),
+		PackageName:                    types.StringValue("demo-app"),
+		PackageVersion:                 types.StringValue("v1.0.0"),
+		PackageRepositoryName:          types.StringValue("demo"),
+		ReleaseChannel:                 types.StringNull(),
+		Maintenance:                    types.StringNull(),
+		Labels:                         types.MapNull(types.StringType),
+		Annotations:                    types.MapNull(types.StringType),
+		Settings:                       settings,
+		SensitiveSettings:              types.DynamicNull(),
+		SensitiveSettingsVersion:       types.StringNull(),
+		ImmutableFieldChange:           types.StringValue(immutableModeError),
+		AllowDestructiveSettingsSwitch: types.BoolValue(false),
+		Wait:                           types.BoolValue(true),
+		Timeouts: types.ObjectNull(map[string]attr.Type{
+			"create": types.StringType, "update": types.StringType, "delete": types.StringType,
+		}),
+		EffectiveSettings: effective,
+		Status: types.ObjectValueMust(statusAttrTypes, map[string]attr.Value{
+			"state": types.StringValue("Ready"), "message": types.StringNull(), "installed_version": types.StringValue("v1.0.0"),
+			"configuration_applied": types.ObjectValueMust(conditionAttrTypes, map[string]attr.Value{
+				"status": types.StringValue("True"), "reason": types.StringValue("Applied"), "message": types.StringNull(),
+			}),
+		}),
+		LastAppliedSettings: effective,
+	}
+}
+
+// configOf is the configuration that produced m: computed values null, and
+// the attributes with defaults left out.
+func configOf(m applicationModel) applicationModel {
+	m.ID = types.StringNull()
+	m.PackageRepositoryName = types.StringNull()
+	m.ImmutableFieldChange = types.StringNull()
+	m.AllowDestructiveSettingsSwitch = types.BoolNull()
+	m.Wait = types.BoolNull()
+	m.EffectiveSettings = types.DynamicNull()
+	m.Status = types.ObjectNull(statusAttrTypes)
+	m.LastAppliedSettings = types.DynamicNull()
+	return m
+}
+
+func encodeModel(t *testing.T, m applicationModel) *tfprotov6.DynamicValue {
+	t.Helper()
+	ctx := context.Background()
+	info := applicationSchemaInfo(ctx)
+	st := tfsdk.State{Schema: info.schema, Raw: tftypes.NewValue(info.typ, nil)}
+	if diags := st.Set(ctx, &m); diags.HasError() {
+		t.Fatalf("encode model: %v", diags)
+	}
+	dv, err := tfprotov6.NewDynamicValue(info.typ, st.Raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &dv
+}
+
+func encodeIdentity(t *testing.T, namespace, name string) *tfprotov6.ResourceIdentityData {
+	t.Helper()
+	typ := applicationSchemaInfo(context.Background()).identity
+	dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, map[string]tftypes.Value{
+		"namespace": tftypes.NewValue(tftypes.String, namespace),
+		"name":      tftypes.NewValue(tftypes.String, name),
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &tfprotov6.ResourceIdentityData{IdentityData: &dv}
+}
+
+func decodeModel(t *testing.T, dv *tfprotov6.DynamicValue) tftypes.Value {
+	t.Helper()
+	v, err := dv.Unmarshal(applicationSchemaInfo(context.Background()).typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// The plan shortcut answers an unchanged plan exactly as the framework does,
+// and leaves every other plan to the framework.
+func TestPlanShortcut_AnswersUnchangedPlansAsTheFramework(t *testing.T) {
+	ctx := context.Background()
+	state := appState()
+	replaceMode := state
+	replaceMode.ImmutableFieldChange = types.StringValue(immutableModeReplace)
+	changed := state
+	changed.Settings = toDynamic(map[string]any{"replicas": 3})
+	withSensitive := state
+	withSensitive.SensitiveSettings = toDynamic(map[string]any{"password": "s3cret"})
+	private := []byte(`{"sensitive_paths":"W10="}`)
+
+	tests := []struct {
+		name            string
+		prior, proposed applicationModel
+		config          applicationModel
+		noIdentity      bool
+		wantShortcut    bool
+	}{
+		{name: "unchanged, defaults left out", prior: state, proposed: state, config: configOf(state), wantShortcut: true},
+		{name: "unchanged, non-default mode configured", prior: replaceMode, proposed: replaceMode,
+			config: func() applicationModel {
+				c := configOf(replaceMode)
+				c.ImmutableFieldChange = types.StringValue(immutableModeReplace)
+				return c
+			}(), wantShortcut: true},
+		{name: "default mode restored by removing the argument", prior: replaceMode, proposed: replaceMode, config: configOf(replaceMode)},
+		{name: "settings changed", prior: state, proposed: changed, config: configOf(changed)},
+		{name: "sensitive settings configured", prior: state, proposed: withSensitive, config: configOf(withSensitive)},
+		{name: "state without identity", prior: state, proposed: state, config: configOf(state), noIdentity: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := &tfprotov6.PlanResourceChangeRequest{
+				TypeName:         applicationTypeName,
+				PriorState:       encodeModel(t, tt.prior),
+				ProposedNewState: encodeModel(t, tt.proposed),
+				Config:           encodeModel(t, tt.config),
+				PriorPrivate:     private,
+			}
+			if !tt.noIdentity {
+				req.PriorIdentity = encodeIdentity(t, "demo", "app")
+			}
+			got, ok := planUnchanged(ctx, req)
+			if ok != tt.wantShortcut {
+				t.Fatalf("shortcut taken = %v, want %v", ok, tt.wantShortcut)
+			}
+			if !ok {
+				return
+			}
+			want, err := providerserver.NewProtocol6(New("test")())().PlanResourceChange(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want.Diagnostics) > 0 || len(want.RequiresReplace) > 0 || want.Deferred != nil {
+				t.Fatalf("framework plan has diagnostics %v, replacements %v, deferral %v", want.Diagnostics, want.RequiresReplace, want.Deferred)
+			}
+			if g, w := decodeModel(t, got.PlannedState), decodeModel(t, want.PlannedState); !g.Equal(w) {
+				t.Fatalf("planned state differs from the framework's:\n got  %v\n want %v", g, w)
+			}
+			if string(got.PlannedPrivate) != string(want.PlannedPrivate) {
+				t.Fatalf("planned private %s, framework %s", got.PlannedPrivate, want.PlannedPrivate)
+			}
+			gi, err := got.PlannedIdentity.IdentityData.Unmarshal(applicationSchemaInfo(ctx).identity)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wi, err := want.PlannedIdentity.IdentityData.Unmarshal(applicationSchemaInfo(ctx).identity)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !gi.Equal(wi) {
+				t.Fatalf("planned identity %v, framework %v", gi, wi)
+			}
+		})
+	}
+}
+
+// The shortcut knows every default of the schema: only top-level string and
+// bool defaults exist, and nested attributes have none.
+func TestPlanShortcut_KnowsEveryDefault(t *testing.T) {
+	ctx := context.Background()
+	info := applicationSchemaInfo(ctx)
+	if info.err != nil {
+		t.Fatal(info.err)
+	}
+	want := map[string]tftypes.Value{
+		"immutable_field_change":            tftypes.NewValue(tftypes.String, immutableModeError),
+		"allow_destructive_settings_switch": tftypes.NewValue(tftypes.Bool, false),
+		"wait":                              tftypes.NewValue(tftypes.Bool, true),
+	}
+	if len(info.defaults) != len(want) {
+		t.Fatalf("defaults %v, want %v", info.defaults, want)
+	}
+	for k, v := range want {
+		if !info.defaults[k].Equal(v) {
+			t.Errorf("default of %s = %v, want %v", k, info.defaults[k], v)
+		}
+	}
+	var nested func(prefix string, attrs map[string]schema.Attribute)
+	nested = func(prefix string, attrs map[string]schema.Attribute) {
+		for name, a := range attrs {
+			if prefix != "" && hasDefault(a) {
+				t.Errorf("nested attribute %s%s has a default the shortcut does not check", prefix, name)
+			}
+			if n, ok := a.(schema.SingleNestedAttribute); ok {
+				nested(prefix+name+".", n.Attributes)
+			}
+		}
+	}
+	nested("", info.schema.Attributes)
+	for name, b := range info.schema.Blocks {
+		if sb, ok := b.(schema.SingleNestedBlock); ok {
+			nested(name+".", sb.Attributes)
+		}
+	}
+
+	unsupported := schemaInfoOf(ctx, schema.Schema{Attributes: map[string]schema.Attribute{
+		"n": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1)},
+	}})
+	if unsupported.err == nil {
+		t.Fatal("an int64 default must disable the shortcut")
+	}
+}
+
+func TestPrivateKey_ReadsTheFrameworkEncoding(t *testing.T) {
+	tests := []struct {
+		name    string
+		private string
+		want    string
+		ok      bool
+	}{
+		{name: "empty", private: "", want: "", ok: true},
+		{name: "key present", private: `{"sensitive_paths":"W1siYSJdXQ=="}`, want: `[["a"]]`, ok: true},
+		{name: "key absent", private: `{".frameworkKey":"e30="}`, want: "", ok: true},
+		{name: "not JSON", private: `{`, ok: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := privateKey([]byte(tt.private), privateSensitivePaths)
+			if ok != tt.ok || string(got) != tt.want {
+				t.Fatalf("got %q, %v; want %q, %v", got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
