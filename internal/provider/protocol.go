@@ -101,8 +101,99 @@ func (s *protocolServer) PlanResourceChange(ctx context.Context, req *tfprotov6.
 		if resp, ok := planUnchanged(ctx, req); ok {
 			return resp, nil
 		}
+		if resp, ok := s.planCreate(ctx, req); ok {
+			return resp, nil
+		}
 	}
 	return s.ProviderServer.PlanResourceChange(ctx, req)
+}
+
+// planCreate plans a new Application with the framework's steps for a
+// resource without prior state, done on the top-level attributes only: the
+// proposed state gets the defaults where the configuration is null, write-only
+// values are removed, and computed attributes null in the configuration
+// become unknown. Plan modifiers do nothing without a prior state (the schema
+// has only UseStateForUnknown and RequiresReplace), so ModifyPlan comes next,
+// as the framework calls it. A plan with diagnostics, replacements or an
+// identity goes to the framework, which renders them.
+func (s *protocolServer) planCreate(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
+	proposed, config := req.ProposedNewState, req.Config
+	if s.provider.configured.Load() == nil || req.PriorState == nil || !isMsgPackNil(req.PriorState.MsgPack) ||
+		len(req.PriorPrivate) > 0 || (req.PriorIdentity != nil && req.PriorIdentity.IdentityData != nil && !isMsgPackNil(req.PriorIdentity.IdentityData.MsgPack)) ||
+		proposed == nil || config == nil || len(proposed.JSON) > 0 || len(config.JSON) > 0 ||
+		len(proposed.MsgPack) == 0 || isMsgPackNil(proposed.MsgPack) {
+		return nil, false
+	}
+	info := applicationSchemaInfo(ctx)
+	if info.err != nil {
+		return nil, false
+	}
+	cfgVal, err := config.Unmarshal(info.typ)
+	if err != nil {
+		return nil, false
+	}
+	var cfg map[string]tftypes.Value
+	if cfgVal.As(&cfg) != nil {
+		return nil, false
+	}
+	plan, err := objectAttributes(proposed, info.typ)
+	if err != nil {
+		return nil, false
+	}
+	for name, a := range info.attrs {
+		c, ok := cfg[name]
+		if !ok {
+			return nil, false
+		}
+		switch {
+		case !c.IsNull():
+		case a.hasDefault:
+			plan[name] = info.defaults[name]
+		case a.writeOnly:
+		case a.computed:
+			plan[name] = tftypes.NewValue(a.unknownType, tftypes.UnknownValue)
+		}
+		if a.writeOnly && !plan[name].IsNull() {
+			plan[name] = tftypes.NewValue(a.unknownType, nil)
+		}
+	}
+	planVal := tftypes.NewValue(info.typ, plan)
+
+	r := &ApplicationResource{}
+	var cr resource.ConfigureResponse
+	r.Configure(ctx, resource.ConfigureRequest{ProviderData: s.provider.configured.Load()}, &cr)
+	mreq := resource.ModifyPlanRequest{
+		ClientCapabilities: modifyPlanCapabilities(req.ClientCapabilities),
+		Config:             tfsdk.Config{Schema: info.schema, Raw: cfgVal},
+		Plan:               tfsdk.Plan{Schema: info.schema, Raw: planVal},
+		State:              tfsdk.State{Schema: info.schema, Raw: tftypes.NewValue(info.typ, nil)},
+	}
+	mresp := resource.ModifyPlanResponse{Plan: mreq.Plan}
+	r.ModifyPlan(ctx, mreq, &mresp)
+	if len(cr.Diagnostics) > 0 || len(mresp.Diagnostics) > 0 || len(mresp.RequiresReplace) > 0 ||
+		mresp.Deferred != nil || mresp.Identity != nil {
+		return nil, false
+	}
+	planned, err := tfprotov6.NewDynamicValue(info.typ, mresp.Plan.Raw)
+	if err != nil {
+		return nil, false
+	}
+	identity := req.PriorIdentity
+	if identity == nil {
+		nullIdentity, err := tfprotov6.NewDynamicValue(info.identity, tftypes.NewValue(info.identity, nil))
+		if err != nil {
+			return nil, false
+		}
+		identity = &tfprotov6.ResourceIdentityData{IdentityData: &nullIdentity}
+	}
+	return &tfprotov6.PlanResourceChangeResponse{PlannedState: &planned, PlannedIdentity: identity}, true
+}
+
+func modifyPlanCapabilities(c *tfprotov6.PlanResourceChangeClientCapabilities) resource.ModifyPlanClientCapabilities {
+	if c == nil {
+		return resource.ModifyPlanClientCapabilities{}
+	}
+	return resource.ModifyPlanClientCapabilities{DeferralAllowed: c.DeferralAllowed}
 }
 
 // planUnchanged answers the plan of an existing Application when the proposed
@@ -187,7 +278,16 @@ type schemaInfo struct {
 	typ      tftypes.Type
 	identity tftypes.Type
 	defaults map[string]tftypes.Value // attribute name -> default value
+	attrs    map[string]attrInfo      // top-level attributes
 	err      error
+}
+
+// attrInfo is what the create shortcut needs of a top-level attribute.
+type attrInfo struct {
+	computed, writeOnly, hasDefault bool
+	// unknownType is the type of the attribute's unknown (and write-only
+	// null) value: DynamicPseudoType for dynamic attributes.
+	unknownType tftypes.Type
 }
 
 var (
@@ -211,8 +311,12 @@ func applicationSchemaInfo(ctx context.Context) *schemaInfo {
 // schemaInfoOf collects the object type and the static defaults of the top
 // level attributes. A default the shortcut cannot evaluate disables it.
 func schemaInfoOf(ctx context.Context, s schema.Schema) *schemaInfo {
-	info := &schemaInfo{schema: s, typ: s.Type().TerraformType(ctx), defaults: map[string]tftypes.Value{}}
+	info := &schemaInfo{schema: s, typ: s.Type().TerraformType(ctx), defaults: map[string]tftypes.Value{}, attrs: map[string]attrInfo{}}
 	for name, a := range s.Attributes {
+		info.attrs[name] = attrInfo{
+			computed: a.IsComputed(), writeOnly: a.IsWriteOnly(), hasDefault: hasDefault(a),
+			unknownType: a.GetType().TerraformType(ctx),
+		}
 		var (
 			v   tftypes.Value
 			err error

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -243,6 +244,132 @@ func TestPrivateKey_ReadsTheFrameworkEncoding(t *testing.T) {
 			got, ok := privateKey([]byte(tt.private), privateSensitivePaths)
 			if ok != tt.ok || string(got) != tt.want {
 				t.Fatalf("got %q, %v; want %q, %v", got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+// configuredProtocolServer is the provider's protocol server configured for
+// the test control plane.
+func configuredProtocolServer(t *testing.T, kubeconfig string) *protocolServer {
+	t.Helper()
+	ctx := context.Background()
+	s, ok := ProtocolServer("test")().(*protocolServer)
+	if !ok {
+		t.Fatal("ProtocolServer does not return *protocolServer")
+	}
+	sch, err := s.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ := sch.Provider.ValueType()
+	attrs := map[string]tftypes.Value{}
+	for name, at := range typ.(tftypes.Object).AttributeTypes {
+		attrs[name] = tftypes.NewValue(at, nil)
+	}
+	attrs["config_path"] = tftypes.NewValue(tftypes.String, kubeconfig)
+	cfg, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, attrs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := s.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: &cfg})
+	if err != nil || len(resp.Diagnostics) > 0 {
+		t.Fatalf("configure: %v %v", err, resp.Diagnostics)
+	}
+	return s
+}
+
+// The create shortcut plans a new Application exactly as the framework does,
+// and leaves plans with diagnostics to the framework.
+func TestPlanShortcut_PlansCreatesAsTheFramework(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("needs the local control plane (TF_ACC=1)")
+	}
+	ctx := context.Background()
+	e := newAppEnv(t)
+	s := configuredProtocolServer(t, e.cp.KubeconfigPath())
+	base := func(settings map[string]any) applicationModel {
+		m := configOf(appState())
+		m.Namespace = types.StringValue(e.namespace)
+		m.PackageName = types.StringValue(e.pkg)
+		m.PackageRepositoryName = types.StringValue(e.repository)
+		m.Settings = toDynamic(settings)
+		return m
+	}
+	tests := []struct {
+		name         string
+		config       applicationModel
+		wantShortcut bool
+	}{
+		{name: "settings with defaults", config: base(map[string]any{"replicas": 2, "domain": "a.example.com"}), wantShortcut: true},
+		{name: "no settings", config: func() applicationModel { m := base(nil); m.Settings = types.DynamicNull(); return m }(), wantShortcut: true},
+		{name: "repository resolved from the package", config: func() applicationModel {
+			m := base(map[string]any{"replicas": 2})
+			m.PackageRepositoryName = types.StringNull()
+			return m
+		}(), wantShortcut: true},
+		{name: "arguments with defaults configured", config: func() applicationModel {
+			m := base(map[string]any{"replicas": 2})
+			m.ImmutableFieldChange = types.StringValue(immutableModeReplace)
+			m.Wait = types.BoolValue(false)
+			m.AllowDestructiveSettingsSwitch = types.BoolValue(true)
+			m.Labels = types.MapValueMust(types.StringType, map[string]attr.Value{"team": types.StringValue("a")})
+			m.Timeouts = types.ObjectValueMust(map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType},
+				map[string]attr.Value{"create": types.StringValue("1m"), "update": types.StringNull(), "delete": types.StringNull()})
+			return m
+		}(), wantShortcut: true},
+		{name: "sensitive settings", config: func() applicationModel {
+			m := base(map[string]any{"replicas": 2})
+			m.SensitiveSettings = toDynamic(map[string]any{"auth": map[string]any{"password": "s3cret"}})
+			return m
+		}(), wantShortcut: true},
+		{name: "invalid settings", config: base(map[string]any{"replicas": 0})},
+		{name: "unpublished version", config: func() applicationModel {
+			m := base(map[string]any{"replicas": 2})
+			m.PackageVersion = types.StringValue("v9.9.9")
+			return m
+		}()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := encodeModel(t, tt.config)
+			null, err := tfprotov6.NewDynamicValue(applicationSchemaInfo(ctx).typ, tftypes.NewValue(applicationSchemaInfo(ctx).typ, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := &tfprotov6.PlanResourceChangeRequest{
+				TypeName: applicationTypeName, PriorState: &null, ProposedNewState: cfg, Config: cfg,
+			}
+			got, ok := s.planCreate(ctx, req)
+			if ok != tt.wantShortcut {
+				t.Fatalf("shortcut taken = %v, want %v", ok, tt.wantShortcut)
+			}
+			if !ok {
+				return
+			}
+			want, err := s.ProviderServer.PlanResourceChange(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want.Diagnostics) > 0 || len(want.RequiresReplace) > 0 {
+				t.Fatalf("framework plan has diagnostics %v, replacements %v", want.Diagnostics, want.RequiresReplace)
+			}
+			if g, w := decodeModel(t, got.PlannedState), decodeModel(t, want.PlannedState); !g.Equal(w) {
+				t.Fatalf("planned state differs from the framework's:\n got  %v\n want %v", g, w)
+			}
+			if len(got.PlannedPrivate) != len(want.PlannedPrivate) {
+				t.Fatalf("planned private %q, framework %q", got.PlannedPrivate, want.PlannedPrivate)
+			}
+			gi, err := got.PlannedIdentity.IdentityData.Unmarshal(applicationSchemaInfo(ctx).identity)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wi, err := want.PlannedIdentity.IdentityData.Unmarshal(applicationSchemaInfo(ctx).identity)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !gi.Equal(wi) {
+				t.Fatalf("planned identity %v, framework %v", gi, wi)
 			}
 		})
 	}
