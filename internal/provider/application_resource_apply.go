@@ -131,6 +131,9 @@ func (r *ApplicationResource) write(ctx context.Context, plan, prior *applicatio
 	if sensitive != nil {
 		merged = deepMerge(settings, sensitive)
 	}
+	if r.cache != nil {
+		r.cache.apps.forget(plan.Namespace.ValueString())
+	}
 	obj, err := r.apply(ctx, dyn, plan, merged)
 	if err != nil {
 		diags.AddError(fmt.Sprintf("Cannot %s Application %s/%s", op, plan.Namespace.ValueString(), plan.Name.ValueString()), err.Error())
@@ -383,7 +386,11 @@ func (r *ApplicationResource) refresh(ctx context.Context, state *applicationMod
 		diags.AddError("Cannot connect to the cluster", err.Error())
 		return false, diags
 	}
-	obj, err := dyn.Resource(applicationGVR).Namespace(state.Namespace.ValueString()).Get(ctx, state.Name.ValueString(), metav1.GetOptions{})
+	reads := newApplicationReads()
+	if r.cache != nil {
+		reads = r.cache.apps
+	}
+	obj, err := reads.get(ctx, dyn, state.Namespace.ValueString(), state.Name.ValueString())
 	if apierrors.IsNotFound(err) {
 		return true, diags
 	}
@@ -598,6 +605,9 @@ func (r *ApplicationResource) Delete(ctx context.Context, req resource.DeleteReq
 		return
 	}
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
+	if r.cache != nil {
+		r.cache.apps.forget(ns)
+	}
 	client := dyn.Resource(applicationGVR).Namespace(ns)
 	err = client.Delete(ctx, name, metav1.DeleteOptions{})
 	if apierrors.IsNotFound(err) {

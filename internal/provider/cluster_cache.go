@@ -98,10 +98,12 @@ type clusterCache struct {
 	mu      sync.Mutex
 	entries map[string]any
 	reads   map[string]int // requests sent per key (observability and tests)
+
+	apps *applicationReads // refresh reads of Applications
 }
 
 func newClusterCache() *clusterCache {
-	return &clusterCache{entries: map[string]any{}, reads: map[string]int{}}
+	return &clusterCache{entries: map[string]any{}, reads: map[string]int{}, apps: newApplicationReads()}
 }
 
 // caches holds one cache per configured provider.

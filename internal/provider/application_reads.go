@@ -1,0 +1,131 @@
+package provider
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+)
+
+// Limits of the namespace snapshots that answer refresh reads.
+const (
+	// snapshotMaxAge is how long one LIST of a namespace answers reads; a
+	// plan over hundreds of Applications takes a few seconds.
+	snapshotMaxAge = 10 * time.Second
+	// snapshotPageSize is the page size of the LIST.
+	snapshotPageSize = 500
+)
+
+// applicationReads serves the refresh reads of Applications for one
+// configured provider. A refresh reads every Application of the state, and
+// one LIST of a namespace costs the API server and the provider far less than
+// a GET per Application. The first read in a namespace is a GET, so a state
+// with one Application per namespace never lists; from the second read on,
+// one LIST of the namespace (consistent, like a GET) answers the reads for
+// snapshotMaxAge. A write of the provider in a namespace drops its snapshot,
+// and a failed LIST falls back to GETs.
+type applicationReads struct {
+	mu sync.Mutex
+	ns map[string]*namespaceReads
+}
+
+type namespaceReads struct {
+	asked int
+	snap  *appSnapshot
+}
+
+// appSnapshot is one LIST of a namespace; its fields are set before done closes.
+type appSnapshot struct {
+	done  chan struct{}
+	taken time.Time
+	items map[string]*unstructured.Unstructured
+	err   error
+}
+
+// usable reports whether the snapshot is being taken, or was taken without
+// error less than snapshotMaxAge ago.
+func (s *appSnapshot) usable(now time.Time) bool {
+	select {
+	case <-s.done:
+		return s.err == nil && now.Sub(s.taken) < snapshotMaxAge
+	default:
+		return true
+	}
+}
+
+func newApplicationReads() *applicationReads {
+	return &applicationReads{ns: map[string]*namespaceReads{}}
+}
+
+// get returns the Application namespace/name (a NotFound error when it does
+// not exist). The object is shared: callers must not modify it.
+func (a *applicationReads) get(ctx context.Context, dyn dynamic.Interface, namespace, name string) (*unstructured.Unstructured, error) {
+	client := dyn.Resource(applicationGVR).Namespace(namespace)
+	a.mu.Lock()
+	r := a.ns[namespace]
+	if r == nil {
+		r = &namespaceReads{}
+		a.ns[namespace] = r
+	}
+	r.asked++
+	if r.snap != nil && !r.snap.usable(time.Now()) {
+		r.snap = nil
+	}
+	s, take := r.snap, false
+	if s == nil && r.asked > 1 {
+		s, take = &appSnapshot{done: make(chan struct{})}, true
+		r.snap = s
+	}
+	a.mu.Unlock()
+
+	if s == nil {
+		return client.Get(ctx, name, metav1.GetOptions{})
+	}
+	if take {
+		s.items, s.err = listAll(ctx, client)
+		s.taken = time.Now()
+		close(s.done)
+	}
+	select {
+	case <-s.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if s.err != nil {
+		return client.Get(ctx, name, metav1.GetOptions{})
+	}
+	if obj, ok := s.items[name]; ok {
+		return obj, nil
+	}
+	return nil, apierrors.NewNotFound(applicationGVR.GroupResource(), name)
+}
+
+// forget drops the snapshot of a namespace the provider wrote to.
+func (a *applicationReads) forget(namespace string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if r := a.ns[namespace]; r != nil {
+		r.snap = nil
+	}
+}
+
+func listAll(ctx context.Context, client dynamic.ResourceInterface) (map[string]*unstructured.Unstructured, error) {
+	items := map[string]*unstructured.Unstructured{}
+	opts := metav1.ListOptions{Limit: snapshotPageSize}
+	for {
+		list, err := client.List(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		for i := range list.Items {
+			items[list.Items[i].GetName()] = &list.Items[i]
+		}
+		if opts.Continue = list.GetContinue(); opts.Continue == "" {
+			return items, nil
+		}
+	}
+}
