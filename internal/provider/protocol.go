@@ -19,6 +19,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	msgpack "github.com/vmihailenco/msgpack/v5"
+	"github.com/vmihailenco/msgpack/v5/msgpcode"
 )
 
 // applicationTypeName is the type name of the deckhouse_application resource.
@@ -308,31 +310,90 @@ func planUnchanged(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest
 func isMsgPackNil(b []byte) bool { return len(b) == 1 && b[0] == 0xc0 }
 
 // defaultsHold reports whether every attribute with a default is either
-// configured or already holds its default in the proposed state.
+// configured or already holds its default in the proposed state. Only the
+// top level of the two objects is read.
 func defaultsHold(info *schemaInfo, config, proposed *tfprotov6.DynamicValue) bool {
-	cfg, err := objectAttributes(config, info.typ)
+	cfg, err := topLevelScalars(config.MsgPack, info.defaults)
 	if err != nil {
 		return false
 	}
-	var prop map[string]tftypes.Value
+	var prop map[string]any
 	for name, def := range info.defaults {
 		c, ok := cfg[name]
 		if !ok {
 			return false
 		}
-		if !c.IsNull() {
+		if c != nil {
 			continue
 		}
 		if prop == nil {
-			if prop, err = objectAttributes(proposed, info.typ); err != nil {
+			if prop, err = topLevelScalars(proposed.MsgPack, info.defaults); err != nil {
 				return false
 			}
 		}
-		if p, ok := prop[name]; !ok || !p.Equal(def) {
+		if p, ok := prop[name]; !ok || p == nil || !scalarEquals(def, p) {
 			return false
 		}
 	}
 	return true
+}
+
+// topLevelScalars reads the named attributes of a MessagePack object: nil for
+// null, else the decoded value (an unknown value decodes to a non-nil one).
+func topLevelScalars(b []byte, names map[string]tftypes.Value) (map[string]any, error) {
+	dec := msgpack.NewDecoder(bytes.NewReader(b))
+	n, err := dec.DecodeMapLen()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]any, len(names))
+	for range n {
+		key, err := dec.DecodeString()
+		if err != nil {
+			return nil, err
+		}
+		if _, want := names[key]; !want {
+			if err := dec.Skip(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		code, err := dec.PeekCode()
+		if err != nil {
+			return nil, err
+		}
+		if msgpcode.IsExt(code) { // an unknown value
+			out[key] = unknownScalar{}
+			if err := dec.Skip(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		v, err := dec.DecodeInterface()
+		if err != nil {
+			return nil, err
+		}
+		out[key] = v
+	}
+	return out, nil
+}
+
+// unknownScalar stands for an unknown value in topLevelScalars.
+type unknownScalar struct{}
+
+// scalarEquals compares a string or bool default with a decoded value.
+func scalarEquals(def tftypes.Value, v any) bool {
+	switch {
+	case def.Type().Is(tftypes.String):
+		var s string
+		got, ok := v.(string)
+		return def.As(&s) == nil && ok && got == s
+	case def.Type().Is(tftypes.Bool):
+		var b bool
+		got, ok := v.(bool)
+		return def.As(&b) == nil && ok && got == b
+	}
+	return false
 }
 
 func objectAttributes(v *tfprotov6.DynamicValue, typ tftypes.Type) (map[string]tftypes.Value, error) {
