@@ -374,7 +374,8 @@ func (r *ApplicationResource) Read(ctx context.Context, req resource.ReadRequest
 	}
 }
 
-// refresh updates state from the Application in the cluster (one GET). It
+// refresh updates state from the Application in the cluster (a GET, or the
+// namespace LIST shared with other reads; see applicationReads). It
 // reports gone when the Application no longer exists.
 func (r *ApplicationResource) refresh(ctx context.Context, state *applicationModel, sensitivePaths [][]string) (gone bool, diags diag.Diagnostics) {
 	if r.data == nil {
