@@ -1,0 +1,233 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	msgpack "github.com/vmihailenco/msgpack/v5"
+	"github.com/vmihailenco/msgpack/v5/msgpcode"
+)
+
+func (s *protocolServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	if req != nil && req.TypeName == applicationTypeName {
+		if resp, ok := planUnchanged(ctx, req); ok {
+			return resp, nil
+		}
+		if resp, ok := s.planCreate(ctx, req); ok {
+			return resp, nil
+		}
+	}
+	return s.ProviderServer.PlanResourceChange(ctx, req)
+}
+
+// planCreate plans a new Application with the framework's steps for a
+// resource without prior state, done on the top-level attributes only: the
+// proposed state gets the defaults where the configuration is null, write-only
+// values are removed, and computed attributes null in the configuration
+// become unknown. Plan modifiers do nothing without a prior state (the schema
+// has only UseStateForUnknown and RequiresReplace), so ModifyPlan comes next,
+// as the framework calls it. A plan with diagnostics, replacements or an
+// identity goes to the framework, which renders them.
+func (s *protocolServer) planCreate(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
+	proposed, config := req.ProposedNewState, req.Config
+	if s.provider.configured.Load() == nil || req.PriorState == nil || !isMsgPackNil(req.PriorState.MsgPack) ||
+		len(req.PriorPrivate) > 0 || (req.PriorIdentity != nil && req.PriorIdentity.IdentityData != nil && !isMsgPackNil(req.PriorIdentity.IdentityData.MsgPack)) ||
+		proposed == nil || config == nil || len(proposed.JSON) > 0 || len(config.JSON) > 0 ||
+		len(proposed.MsgPack) == 0 || isMsgPackNil(proposed.MsgPack) {
+		return nil, false
+	}
+	info := applicationSchemaInfo(ctx)
+	if info.err != nil {
+		return nil, false
+	}
+	cfgVal, err := config.Unmarshal(info.typ)
+	if err != nil {
+		return nil, false
+	}
+	var cfg map[string]tftypes.Value
+	if cfgVal.As(&cfg) != nil {
+		return nil, false
+	}
+	plan, err := objectAttributes(proposed, info.typ)
+	if err != nil {
+		return nil, false
+	}
+	for name, a := range info.attrs {
+		c, ok := cfg[name]
+		if !ok {
+			return nil, false
+		}
+		switch {
+		case !c.IsNull():
+		case a.hasDefault:
+			plan[name] = info.defaults[name]
+		case a.writeOnly:
+		case a.computed:
+			plan[name] = tftypes.NewValue(a.unknownType, tftypes.UnknownValue)
+		}
+		if a.writeOnly && !plan[name].IsNull() {
+			plan[name] = tftypes.NewValue(a.unknownType, nil)
+		}
+	}
+	planVal := tftypes.NewValue(info.typ, plan)
+
+	r := &ApplicationResource{}
+	var cr resource.ConfigureResponse
+	r.Configure(ctx, resource.ConfigureRequest{ProviderData: s.provider.configured.Load()}, &cr)
+	mreq := resource.ModifyPlanRequest{
+		ClientCapabilities: modifyPlanCapabilities(req.ClientCapabilities),
+		Config:             tfsdk.Config{Schema: info.schema, Raw: cfgVal},
+		Plan:               tfsdk.Plan{Schema: info.schema, Raw: planVal},
+		State:              tfsdk.State{Schema: info.schema, Raw: tftypes.NewValue(info.typ, nil)},
+	}
+	mresp := resource.ModifyPlanResponse{Plan: mreq.Plan}
+	r.ModifyPlan(ctx, mreq, &mresp)
+	if len(cr.Diagnostics) > 0 || len(mresp.Diagnostics) > 0 || len(mresp.RequiresReplace) > 0 ||
+		mresp.Deferred != nil || mresp.Identity != nil {
+		return nil, false
+	}
+	planned, err := tfprotov6.NewDynamicValue(info.typ, mresp.Plan.Raw)
+	if err != nil {
+		return nil, false
+	}
+	identity := req.PriorIdentity
+	if identity == nil {
+		nullIdentity, err := tfprotov6.NewDynamicValue(info.identity, tftypes.NewValue(info.identity, nil))
+		if err != nil {
+			return nil, false
+		}
+		identity = &tfprotov6.ResourceIdentityData{IdentityData: &nullIdentity}
+	}
+	return &tfprotov6.PlanResourceChangeResponse{PlannedState: &planned, PlannedIdentity: identity}, true
+}
+
+func modifyPlanCapabilities(c *tfprotov6.PlanResourceChangeClientCapabilities) resource.ModifyPlanClientCapabilities {
+	if c == nil {
+		return resource.ModifyPlanClientCapabilities{}
+	}
+	return resource.ModifyPlanClientCapabilities{DeferralAllowed: c.DeferralAllowed}
+}
+
+// planUnchanged answers the plan of an existing Application when the proposed
+// new state is the prior state and no attribute default would change it. The
+// framework's pipeline then leaves the plan equal to the prior state:
+//   - defaults apply only where the configuration is null, and the check
+//     below requires the proposed value to be the default there;
+//   - write-only sensitive_settings is null in the prior state, so a
+//     configured value makes the proposed state differ;
+//   - computed values are marked unknown only when the plan differs from the
+//     prior state;
+//   - UseStateForUnknown and RequiresReplace act only on unknown or changed
+//     values;
+//   - ModifyPlan returns at once when the plan equals the prior state.
+//
+// So the answer is the prior state, private data and identity, unchanged.
+func planUnchanged(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
+	prior, proposed, config := req.PriorState, req.ProposedNewState, req.Config
+	if prior == nil || proposed == nil || config == nil || req.PriorIdentity == nil ||
+		len(prior.JSON) > 0 || len(proposed.JSON) > 0 || len(config.JSON) > 0 ||
+		len(prior.MsgPack) == 0 || isMsgPackNil(prior.MsgPack) ||
+		!bytes.Equal(prior.MsgPack, proposed.MsgPack) {
+		return nil, false
+	}
+	info := applicationSchemaInfo(ctx)
+	if info.err != nil || len(info.defaults) > 0 && !defaultsHold(info, config, proposed) {
+		return nil, false
+	}
+	return &tfprotov6.PlanResourceChangeResponse{
+		PlannedState:    proposed,
+		PlannedPrivate:  req.PriorPrivate,
+		PlannedIdentity: req.PriorIdentity,
+	}, true
+}
+
+// defaultsHold reports whether every attribute with a default is either
+// configured or already holds its default in the proposed state. Only the
+// top level of the two objects is read.
+func defaultsHold(info *schemaInfo, config, proposed *tfprotov6.DynamicValue) bool {
+	cfg, err := topLevelScalars(config.MsgPack, info.defaults)
+	if err != nil {
+		return false
+	}
+	var prop map[string]any
+	for name, def := range info.defaults {
+		c, ok := cfg[name]
+		if !ok {
+			return false
+		}
+		if c != nil {
+			continue
+		}
+		if prop == nil {
+			if prop, err = topLevelScalars(proposed.MsgPack, info.defaults); err != nil {
+				return false
+			}
+		}
+		if p, ok := prop[name]; !ok || p == nil || !scalarEquals(def, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// topLevelScalars reads the named attributes of a MessagePack object: nil for
+// null, else the decoded value (an unknown value decodes to a non-nil one).
+func topLevelScalars(b []byte, names map[string]tftypes.Value) (map[string]any, error) {
+	dec := msgpack.NewDecoder(bytes.NewReader(b))
+	n, err := dec.DecodeMapLen()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]any, len(names))
+	for range n {
+		key, err := dec.DecodeString()
+		if err != nil {
+			return nil, err
+		}
+		if _, want := names[key]; !want {
+			if err := dec.Skip(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		code, err := dec.PeekCode()
+		if err != nil {
+			return nil, err
+		}
+		if msgpcode.IsExt(code) { // an unknown value
+			out[key] = unknownScalar{}
+			if err := dec.Skip(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		v, err := dec.DecodeInterface()
+		if err != nil {
+			return nil, err
+		}
+		out[key] = v
+	}
+	return out, nil
+}
+
+// unknownScalar stands for an unknown value in topLevelScalars.
+type unknownScalar struct{}
+
+// scalarEquals compares a string or bool default with a decoded value.
+func scalarEquals(def tftypes.Value, v any) bool {
+	switch {
+	case def.Type().Is(tftypes.String):
+		var s string
+		got, ok := v.(string)
+		return def.As(&s) == nil && ok && got == s
+	case def.Type().Is(tftypes.Bool):
+		var b bool
+		got, ok := v.(bool)
+		return def.As(&b) == nil && ok && got == b
+	}
+	return false
+}

@@ -1,0 +1,25 @@
+package provider
+
+import "testing"
+
+func TestPrivateKey_ReadsTheFrameworkEncoding(t *testing.T) {
+	tests := []struct {
+		name    string
+		private string
+		want    string
+		ok      bool
+	}{
+		{name: "empty", private: "", want: "", ok: true},
+		{name: "key present", private: `{"sensitive_paths":"W1siYSJdXQ=="}`, want: `[["a"]]`, ok: true},
+		{name: "key absent", private: `{".frameworkKey":"e30="}`, want: "", ok: true},
+		{name: "not JSON", private: `{`, ok: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := privateKey([]byte(tt.private), privateSensitivePaths)
+			if ok != tt.ok || string(got) != tt.want {
+				t.Fatalf("got %q, %v; want %q, %v", got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
