@@ -75,26 +75,7 @@ func TestPlanShortcut_AnswersUnchangedPlansAsTheFramework(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(want.Diagnostics) > 0 || len(want.RequiresReplace) > 0 || want.Deferred != nil {
-				t.Fatalf("framework plan has diagnostics %v, replacements %v, deferral %v", want.Diagnostics, want.RequiresReplace, want.Deferred)
-			}
-			if g, w := decodeModel(t, got.PlannedState), decodeModel(t, want.PlannedState); !g.Equal(w) {
-				t.Fatalf("planned state differs from the framework's:\n got  %v\n want %v", g, w)
-			}
-			if string(got.PlannedPrivate) != string(want.PlannedPrivate) {
-				t.Fatalf("planned private %s, framework %s", got.PlannedPrivate, want.PlannedPrivate)
-			}
-			gi, err := got.PlannedIdentity.IdentityData.Unmarshal(applicationSchemaInfo(ctx).identity)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wi, err := want.PlannedIdentity.IdentityData.Unmarshal(applicationSchemaInfo(ctx).identity)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !gi.Equal(wi) {
-				t.Fatalf("planned identity %v, framework %v", gi, wi)
-			}
+			assertSamePlan(t, got, want)
 		})
 	}
 }
@@ -248,26 +229,35 @@ func TestPlanShortcut_PlansCreatesAsTheFramework(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(want.Diagnostics) > 0 || len(want.RequiresReplace) > 0 {
-				t.Fatalf("framework plan has diagnostics %v, replacements %v", want.Diagnostics, want.RequiresReplace)
-			}
-			if g, w := decodeModel(t, got.PlannedState), decodeModel(t, want.PlannedState); !g.Equal(w) {
-				t.Fatalf("planned state differs from the framework's:\n got  %v\n want %v", g, w)
-			}
-			if len(got.PlannedPrivate) != len(want.PlannedPrivate) {
-				t.Fatalf("planned private %q, framework %q", got.PlannedPrivate, want.PlannedPrivate)
-			}
-			gi, err := got.PlannedIdentity.IdentityData.Unmarshal(applicationSchemaInfo(ctx).identity)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wi, err := want.PlannedIdentity.IdentityData.Unmarshal(applicationSchemaInfo(ctx).identity)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !gi.Equal(wi) {
-				t.Fatalf("planned identity %v, framework %v", gi, wi)
-			}
+			assertSamePlan(t, got, want)
 		})
+	}
+}
+
+// assertSamePlan fails unless the shortcut's plan is the framework's: the
+// same planned state, private data and identity, and no diagnostics,
+// replacements or deferral on the framework's side.
+func assertSamePlan(t *testing.T, got, want *tfprotov6.PlanResourceChangeResponse) {
+	t.Helper()
+	if len(want.Diagnostics) > 0 || len(want.RequiresReplace) > 0 || want.Deferred != nil {
+		t.Fatalf("framework plan has diagnostics %v, replacements %v, deferral %v", want.Diagnostics, want.RequiresReplace, want.Deferred)
+	}
+	if g, w := decodeModel(t, got.PlannedState), decodeModel(t, want.PlannedState); !g.Equal(w) {
+		t.Fatalf("planned state differs from the framework's:\n got  %v\n want %v", g, w)
+	}
+	if string(got.PlannedPrivate) != string(want.PlannedPrivate) {
+		t.Fatalf("planned private %q, framework %q", got.PlannedPrivate, want.PlannedPrivate)
+	}
+	typ := applicationSchemaInfo(context.Background()).identity
+	gi, err := got.PlannedIdentity.IdentityData.Unmarshal(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wi, err := want.PlannedIdentity.IdentityData.Unmarshal(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !gi.Equal(wi) {
+		t.Fatalf("planned identity %v, framework %v", gi, wi)
 	}
 }
