@@ -9,9 +9,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8stypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 )
 
@@ -108,4 +111,55 @@ func TestApplicationReads_OneListPerNamespaceAfterTheFirstRead(t *testing.T) {
 	if got := counter.take(); got["LIST"] != 1 {
 		t.Fatalf("read after a write: %v, want a new LIST", got)
 	}
+}
+
+// A refresh of several Applications of one namespace (one GET, then one
+// LIST) still sees drift and deletions made outside OpenTofu.
+func TestAccApplication_RefreshThroughTheNamespaceList(t *testing.T) {
+	t.Parallel()
+	e := newAppEnv(t)
+	var cfg strings.Builder
+	cfg.WriteString(e.providerBlock())
+	for _, name := range []string{"a", "b", "c"} {
+		fmt.Fprintf(&cfg, `
+resource "deckhouse_application" %q {
+  name            = %q
+  namespace       = %q
+  package_name    = %q
+  package_version = "v1.0.0"
+  settings        = { replicas = 2 }
+}
+`, name, name, e.namespace, e.pkg)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.checkDestroyed,
+		Steps: []resource.TestStep{
+			{Config: cfg.String()},
+			{
+				PreConfig: func() {
+					ctx := context.Background()
+					client := e.cp.Dynamic().Resource(applicationGVR).Namespace(e.namespace)
+					patch := []byte(`{"spec":{"settings":{"replicas":5}}}`)
+					if _, err := client.Patch(ctx, "b", k8stypes.MergePatchType, patch, metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
+						t.Fatal(err)
+					}
+					if err := client.Delete(ctx, "c", metav1.DeleteOptions{}); err != nil {
+						t.Fatal(err)
+					}
+					if err := waitGone(ctx, client, "c"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:             cfg.String(),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("deckhouse_application.a", plancheck.ResourceActionNoop),
+					plancheck.ExpectResourceAction("deckhouse_application.b", plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction("deckhouse_application.c", plancheck.ResourceActionCreate),
+				}},
+			},
+		},
+	})
 }
