@@ -3,12 +3,14 @@ package provider
 import (
 	"context"
 	"os"
+	"reflect"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -259,5 +261,42 @@ func assertSamePlan(t *testing.T, got, want *tfprotov6.PlanResourceChangeRespons
 	}
 	if !gi.Equal(wi) {
 		t.Fatalf("planned identity %v, framework %v", gi, wi)
+	}
+}
+
+// The plan shortcuts assume every plan modifier of the schema acts only on
+// an unknown or changed value with a prior state (UseStateForUnknown,
+// RequiresReplace): a new modifier must be checked against them first.
+func TestPlanShortcut_KnowsEveryPlanModifier(t *testing.T) {
+	ctx := context.Background()
+	info := applicationSchemaInfo(ctx)
+	want := map[string][]string{
+		"id":           {stringplanmodifier.UseStateForUnknown().Description(ctx)},
+		"name":         {stringplanmodifier.RequiresReplace().Description(ctx)},
+		"namespace":    {stringplanmodifier.RequiresReplace().Description(ctx)},
+		"package_name": {stringplanmodifier.RequiresReplace().Description(ctx)},
+	}
+	got := map[string][]string{}
+	for name, a := range info.schema.Attributes {
+		v := reflect.ValueOf(a)
+		f := v.FieldByName("PlanModifiers")
+		if !f.IsValid() || f.Len() == 0 {
+			continue
+		}
+		for i := range f.Len() {
+			m, ok := f.Index(i).Interface().(interface{ Description(context.Context) string })
+			if !ok {
+				t.Fatalf("plan modifier %d of %s has no description", i, name)
+			}
+			got[name] = append(got[name], m.Description(ctx))
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("plan modifiers changed:\n got  %v\n want %v\ncheck planUnchanged and planCreate before updating this test", got, want)
+	}
+	for name, b := range info.schema.Blocks {
+		if sb, ok := b.(schema.SingleNestedBlock); ok && len(sb.PlanModifiers) > 0 {
+			t.Fatalf("block %s has plan modifiers the shortcuts do not run", name)
+		}
 	}
 }
