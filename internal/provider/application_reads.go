@@ -26,16 +26,17 @@ const (
 // a GET per Application. The first read in a namespace is a GET, so a state
 // with one Application per namespace never lists; from the second read on,
 // one LIST of the namespace (consistent, like a GET) answers the reads for
-// snapshotMaxAge. A write of the provider in a namespace drops its snapshot,
-// and a failed LIST falls back to GETs.
+// snapshotMaxAge. A write of the provider in a namespace drops its snapshot;
+// after a failed LIST the namespace is read with GETs.
 type applicationReads struct {
 	mu sync.Mutex
 	ns map[string]*namespaceReads
 }
 
 type namespaceReads struct {
-	asked int
-	snap  *appSnapshot
+	asked  int
+	snap   *appSnapshot
+	noList bool // a LIST failed (RBAC without list, for one): GETs only
 }
 
 // appSnapshot is one LIST of a namespace; its fields are set before done closes.
@@ -76,7 +77,7 @@ func (a *applicationReads) get(ctx context.Context, dyn dynamic.Interface, names
 		r.snap = nil
 	}
 	s, take := r.snap, false
-	if s == nil && r.asked > 1 {
+	if s == nil && r.asked > 1 && !r.noList {
 		s, take = &appSnapshot{done: make(chan struct{})}, true
 		r.snap = s
 	}
@@ -89,6 +90,11 @@ func (a *applicationReads) get(ctx context.Context, dyn dynamic.Interface, names
 		s.items, s.err = listAll(ctx, client)
 		s.taken = time.Now()
 		close(s.done)
+		if s.err != nil && ctx.Err() == nil {
+			a.mu.Lock()
+			r.noList = true
+			a.mu.Unlock()
+		}
 	}
 	select {
 	case <-s.done:

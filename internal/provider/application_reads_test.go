@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -20,9 +21,10 @@ import (
 
 // requestCounter counts the requests of a client by method and LIST/GET.
 type requestCounter struct {
-	mu     sync.Mutex
-	counts map[string]int
-	next   http.RoundTripper
+	mu         sync.Mutex
+	counts     map[string]int
+	next       http.RoundTripper
+	forbidList bool // answer LISTs with 403 Forbidden, as RBAC without list does
 }
 
 func (c *requestCounter) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -32,7 +34,15 @@ func (c *requestCounter) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	c.mu.Lock()
 	c.counts[kind]++
+	forbid := c.forbidList && kind == "LIST"
 	c.mu.Unlock()
+	if forbid {
+		body := `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,"message":"list is forbidden"}`
+		return &http.Response{
+			StatusCode: http.StatusForbidden, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: io.NopCloser(strings.NewReader(body)), Request: req,
+		}, nil
+	}
 	return c.next.RoundTrip(req)
 }
 
@@ -45,7 +55,8 @@ func (c *requestCounter) take() map[string]int {
 }
 
 // Refresh reads: the first in a namespace is a GET, the next ones share one
-// LIST, a missing Application is NotFound, and a write drops the snapshot.
+// LIST, a missing Application is NotFound, a write drops the snapshot, and
+// a forbidden LIST leaves the namespace to GETs.
 func TestApplicationReads_OneListPerNamespaceAfterTheFirstRead(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("needs the local control plane (TF_ACC=1)")
@@ -110,6 +121,20 @@ func TestApplicationReads_OneListPerNamespaceAfterTheFirstRead(t *testing.T) {
 	}
 	if got := counter.take(); got["LIST"] != 1 {
 		t.Fatalf("read after a write: %v, want a new LIST", got)
+	}
+
+	// Without the right to list, reads fall back to GETs after one try.
+	counter.mu.Lock()
+	counter.forbidList = true
+	counter.mu.Unlock()
+	reads = newApplicationReads()
+	for _, name := range []string{"r0", "r1", "r2", "r3"} {
+		if err := read(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := counter.take(); got["GET"] != 4 || got["LIST"] != 1 {
+		t.Fatalf("reads without list: %v, want 4 GETs and 1 LIST", got)
 	}
 }
 
