@@ -6,8 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
-	"sort"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -123,7 +124,7 @@ func transcode(enc *msgpack.Encoder, v any, typ tftypes.Type) error {
 		if err := enc.EncodeMapLen(len(obj)); err != nil {
 			return err
 		}
-		for _, k := range sortedKeys(obj) {
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
 			if err := enc.EncodeString(k); err != nil {
 				return err
 			}
@@ -138,11 +139,7 @@ func transcode(enc *msgpack.Encoder, v any, typ tftypes.Type) error {
 		if !ok || len(o.OptionalAttributes) > 0 {
 			return errShape
 		}
-		names := make([]string, 0, len(o.AttributeTypes))
-		for k := range o.AttributeTypes {
-			names = append(names, k)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(o.AttributeTypes))
 		if err := enc.EncodeMapLen(len(names)); err != nil {
 			return err
 		}
@@ -249,13 +246,4 @@ func transcodeNumber(enc *msgpack.Encoder, v any) error {
 		return enc.EncodeFloat64(fv)
 	}
 	return enc.EncodeString(f.Text('f', -1))
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
