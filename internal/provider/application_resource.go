@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
@@ -19,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 )
 
 var (
@@ -54,51 +54,7 @@ func NewApplicationResource() resource.Resource { return &ApplicationResource{} 
 
 // ApplicationResource manages one DP Application.
 type ApplicationResource struct {
-	data  *ProviderData
-	cache *clusterCache
-}
-
-// applicationModel is the Terraform data of deckhouse_application.
-type applicationModel struct {
-	ID                             types.String  `tfsdk:"id"`
-	Name                           types.String  `tfsdk:"name"`
-	Namespace                      types.String  `tfsdk:"namespace"`
-	PackageName                    types.String  `tfsdk:"package_name"`
-	PackageVersion                 types.String  `tfsdk:"package_version"`
-	PackageRepositoryName          types.String  `tfsdk:"package_repository_name"`
-	ReleaseChannel                 types.String  `tfsdk:"release_channel"`
-	Maintenance                    types.String  `tfsdk:"maintenance"`
-	Labels                         types.Map     `tfsdk:"labels"`
-	Annotations                    types.Map     `tfsdk:"annotations"`
-	Settings                       types.Dynamic `tfsdk:"settings"`
-	SensitiveSettings              types.Dynamic `tfsdk:"sensitive_settings"`
-	SensitiveSettingsVersion       types.String  `tfsdk:"sensitive_settings_version"`
-	ImmutableFieldChange           types.String  `tfsdk:"immutable_field_change"`
-	AllowDestructiveSettingsSwitch types.Bool    `tfsdk:"allow_destructive_settings_switch"`
-	Wait                           types.Bool    `tfsdk:"wait"`
-	Timeouts                       types.Object  `tfsdk:"timeouts"`
-	EffectiveSettings              types.Dynamic `tfsdk:"effective_settings"`
-	Status                         types.Object  `tfsdk:"status"`
-	LastAppliedSettings            types.Dynamic `tfsdk:"last_applied_settings"`
-}
-
-// applicationIdentity is the resource identity (namespace, name).
-type applicationIdentity struct {
-	Namespace types.String `tfsdk:"namespace"`
-	Name      types.String `tfsdk:"name"`
-}
-
-var conditionAttrTypes = map[string]attr.Type{
-	"status":  types.StringType,
-	"reason":  types.StringType,
-	"message": types.StringType,
-}
-
-var statusAttrTypes = map[string]attr.Type{
-	"state":                 types.StringType,
-	"message":               types.StringType,
-	"installed_version":     types.StringType,
-	"configuration_applied": types.ObjectType{AttrTypes: conditionAttrTypes},
+	data *ProviderData
 }
 
 func (r *ApplicationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -205,6 +161,24 @@ func (r *ApplicationResource) Schema(_ context.Context, _ resource.SchemaRequest
 				MarkdownDescription: "Wait after create and update until DP has applied the settings " +
 					"(condition `ConfigurationApplied` for the new generation), and after delete until the object is gone.",
 			},
+			"wait_for": schema.StringAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  stringdefault.StaticString(dpclient.ConditionConfigurationApplied),
+				MarkdownDescription: "The condition a wait ends on: `ConfigurationApplied` (default: DP applied the settings of " +
+					"the new generation) or `Ready` (also the application's `Ready` condition, for resources that use the " +
+					"application right after).",
+				Validators: []validator.String{oneOfStringValidator{values: []string{dpclient.ConditionConfigurationApplied, dpclient.ConditionReady}}},
+			},
+			"field_manager": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Field manager of the server-side apply of this Application. Default: the provider's `field_manager`.",
+				Validators:          []validator.String{nonEmptyStringValidator{}},
+			},
+			"force_conflicts": schema.BoolAttribute{
+				Optional:            true,
+				MarkdownDescription: "Take over fields that other field managers own. Default: the provider's `force_conflicts`.",
+			},
 			"effective_settings": schema.DynamicAttribute{
 				Computed: true,
 				MarkdownDescription: "Effective settings: `settings` + settings-schema defaults + project grant defaults, " +
@@ -215,9 +189,18 @@ func (r *ApplicationResource) Schema(_ context.Context, _ resource.SchemaRequest
 				Computed:            true,
 				MarkdownDescription: "Status of the Application as DP reports it.",
 				Attributes: map[string]schema.Attribute{
-					"state":             schema.StringAttribute{Computed: true, MarkdownDescription: "`status.summary.state`."},
+					"state":             schema.StringAttribute{Computed: true, MarkdownDescription: "`status.summary.state`: Pending, Failed, Updating, Ready, Degraded, Suspended or Deleting."},
 					"message":           schema.StringAttribute{Computed: true, MarkdownDescription: "`status.summary.message`."},
+					"tip":               schema.StringAttribute{Computed: true, MarkdownDescription: "`status.summary.tip`: what to do about the state, when DP gives a hint."},
 					"installed_version": schema.StringAttribute{Computed: true, MarkdownDescription: "`status.currentVersion.version`."},
+					"urls": schema.ListNestedAttribute{
+						Computed:            true,
+						MarkdownDescription: "`status.urls`: addresses the application publishes.",
+						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+							"url":         schema.StringAttribute{Computed: true},
+							"description": schema.StringAttribute{Computed: true},
+						}},
+					},
 					"configuration_applied": schema.SingleNestedAttribute{
 						Computed:            true,
 						MarkdownDescription: "The `ConfigurationApplied` condition.",
@@ -226,6 +209,16 @@ func (r *ApplicationResource) Schema(_ context.Context, _ resource.SchemaRequest
 							"reason":  schema.StringAttribute{Computed: true},
 							"message": schema.StringAttribute{Computed: true},
 						},
+					},
+					"conditions": schema.ListNestedAttribute{
+						Computed:            true,
+						MarkdownDescription: "Every condition of `status.conditions` (`Installed`, `Ready`, `ConfigurationApplied`, ...), sorted by type.",
+						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+							"type":    schema.StringAttribute{Computed: true},
+							"status":  schema.StringAttribute{Computed: true},
+							"reason":  schema.StringAttribute{Computed: true},
+							"message": schema.StringAttribute{Computed: true},
+						}},
 					},
 				},
 			},
@@ -258,7 +251,7 @@ func (r *ApplicationResource) IdentitySchema(_ context.Context, _ resource.Ident
 }
 
 func (r *ApplicationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data, r.cache = clusterClientsFrom(req.ProviderData, &resp.Diagnostics)
+	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *ApplicationResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
@@ -277,22 +270,6 @@ func (r *ApplicationResource) ValidateConfig(ctx context.Context, req resource.V
 				fmt.Sprintf("timeouts.%s must be a positive Go duration such as 30s, 10m or 1h, got %q.", name, s.ValueString()))
 		}
 	}
-}
-
-// timeout returns the configured timeout of op (create, update, delete).
-func (m *applicationModel) timeout(op string, def time.Duration) time.Duration {
-	if m.Timeouts.IsNull() || m.Timeouts.IsUnknown() {
-		return def
-	}
-	s, ok := m.Timeouts.Attributes()[op].(types.String)
-	if !ok || s.IsNull() || s.IsUnknown() {
-		return def
-	}
-	d, err := time.ParseDuration(s.ValueString())
-	if err != nil || d <= 0 {
-		return def
-	}
-	return d
 }
 
 func (r *ApplicationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/localdp"
 )
 
@@ -409,83 +410,21 @@ func TestApplicationCheck_UnpublishedVersionWarnsAtPlan(t *testing.T) {
 		t.Skip("needs the local control plane (TF_ACC=1)")
 	}
 	e := newAppEnv(t)
-	r := &ApplicationResource{cache: newClusterCache()}
+	r := &ApplicationResource{}
+	cl := dpclient.NewForInterfaces(e.cp.Dynamic(), nil, dpclient.Options{})
 	in := checkInput{namespace: e.namespace, name: "app", packageName: e.pkg, version: "v9.9.9", repository: "main",
 		settings: map[string]any{"replicas": 2}}
-	out := r.check(context.Background(), e.cp.Dynamic(), in, true)
+	out := r.check(context.Background(), cl, in, true)
 	if !out.deferred || out.diags.HasError() || out.diags.WarningsCount() != 1 {
 		t.Fatalf("want one warning and deferred checks, got deferred=%v %v", out.deferred, out.diags)
 	}
 	if !strings.Contains(out.diags[0].Detail(), "does not exist") {
 		t.Fatalf("warning does not say the version is missing: %s", out.diags[0].Detail())
 	}
-	out = r.check(context.Background(), e.cp.Dynamic(), in, false)
+	out = r.check(context.Background(), cl, in, false)
 	if !out.diags.HasError() {
 		t.Fatal("at apply a missing version must be an error")
 	}
-}
-
-// TestAccApplication_Plan50OverThreeVersions plans 50 Applications over 3
-// package versions and proves every version is read once per plan.
-func TestAccApplication_Plan50OverThreeVersions(t *testing.T) {
-	t.Parallel()
-	e := newAppEnv(t)
-	e.publish("v2.0.0")
-	e.publish("v3.0.0")
-	versions := []string{"v1.0.0", "v2.0.0", "v3.0.0"}
-	keys := make([]string, len(versions))
-	before := make([]int64, len(versions))
-	for i, v := range versions {
-		keys[i] = "apv/" + packageVersionName(e.repository, e.pkg, v)
-		before[i] = readsOf(keys[i])
-	}
-	cachesBefore := countCaches()
-	cfg := e.providerBlock() + fmt.Sprintf(`
-locals {
-  versions = ["v1.0.0", "v2.0.0", "v3.0.0"]
-}
-resource "deckhouse_application" "many" {
-  count           = 50
-  name            = "app-${count.index}"
-  namespace       = %q
-  package_name    = %q
-  package_version = local.versions[count.index %% 3]
-  settings        = { replicas = 1 + count.index %% 2 }
-}
-`, e.namespace, e.pkg)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config:             cfg,
-			PlanOnly:           true,
-			ExpectNonEmptyPlan: true,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
-				plancheck.ExpectKnownValue("deckhouse_application.many[49]", effective("replicas"), knownvalue.Int64Exact(2)),
-			}},
-		}},
-	})
-	plans := countCaches() - cachesBefore
-	for i, k := range keys {
-		got := readsOf(k) - before[i]
-		if got < 1 || got > int64(plans) {
-			t.Errorf("%s read %d times over %d configured providers; want once per plan", k, got, plans)
-		}
-	}
-	// Within every provider instance, each key was read at most once.
-	caches.Range(func(_, v any) bool {
-		for k, n := range v.(*clusterCache).Reads() {
-			if n > 1 {
-				t.Errorf("one provider read %s %d times", k, n)
-			}
-		}
-		return true
-	})
-}
-
-func countCaches() int {
-	n := 0
-	caches.Range(func(_, _ any) bool { n++; return true })
-	return n
 }
 
 // plancheckFunc checks the plan as JSON.
@@ -560,11 +499,12 @@ func TestApplicationCheck_EffectiveSettings(t *testing.T) {
 		t.Skip("needs the local control plane (TF_ACC=1)")
 	}
 	e := newAppEnv(t)
-	r := &ApplicationResource{cache: newClusterCache()}
+	r := &ApplicationResource{}
+	cl := dpclient.NewForInterfaces(e.cp.Dynamic(), nil, dpclient.Options{})
 	in := checkInput{namespace: e.namespace, name: "app", packageName: e.pkg, version: "v1.0.0",
 		settings:  map[string]any{"replicas": 2},
 		sensitive: map[string]any{"auth": map[string]any{"password": "s3cr3t"}}}
-	out := r.check(context.Background(), e.cp.Dynamic(), in, true)
+	out := r.check(context.Background(), cl, in, true)
 	if out.diags.HasError() || out.deferred {
 		t.Fatalf("unexpected verdict: deferred=%v %v", out.deferred, out.diags)
 	}
@@ -578,7 +518,7 @@ func TestApplicationCheck_EffectiveSettings(t *testing.T) {
 		t.Fatal("effective settings hold a sensitive value")
 	}
 	in.sensitive = map[string]any{"auth": map[string]any{"password": 5}}
-	out = r.check(context.Background(), e.cp.Dynamic(), in, true)
+	out = r.check(context.Background(), cl, in, true)
 	if !out.diags.HasError() || !strings.Contains(out.diags[0].Summary()+out.diags[0].Detail(), "sensitive_settings.auth.password") {
 		t.Fatalf("a wrong sensitive value must be reported at sensitive_settings.auth.password: %v", out.diags)
 	}

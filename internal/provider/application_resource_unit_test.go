@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 func TestSensitivePaths_StrippedFromClusterSettings(t *testing.T) {
@@ -68,42 +66,6 @@ func TestDeepMerge_ObjectsMergeOthersReplace(t *testing.T) {
 	if base["a"].(map[string]any)["y"] != 2 {
 		t.Fatal("deepMerge modified its input")
 	}
-}
-
-func TestAppliedVerdict_WaitsForTheCurrentGeneration(t *testing.T) {
-	obj := func(gen, observed int64, status, reason string) map[string]any {
-		return map[string]any{
-			"metadata": map[string]any{"generation": gen},
-			"status": map[string]any{"conditions": []any{map[string]any{
-				"type": "ConfigurationApplied", "status": status, "reason": reason,
-				"message": "m", "observedGeneration": observed,
-			}}},
-		}
-	}
-	tests := []struct {
-		name     string
-		o        map[string]any
-		done     bool
-		rejected bool
-	}{
-		{"true for an older generation keeps waiting", obj(2, 1, "True", "ConfigurationApplied"), false, false},
-		{"true for the current generation is done", obj(2, 2, "True", "ConfigurationApplied"), true, false},
-		{"settings invalid is a rejection", obj(2, 2, "False", "SettingsInvalid"), true, true},
-		{"hook failure is a rejection", obj(2, 2, "False", "HookFailed"), true, true},
-		{"pending keeps waiting", obj(2, 2, "False", "Pending"), false, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			done, err := appliedVerdict(unstructuredOf(tt.o))
-			if done != tt.done || (err != nil) != tt.rejected {
-				t.Fatalf("done=%v err=%v, want done=%v rejected=%v", done, err, tt.done, tt.rejected)
-			}
-		})
-	}
-}
-
-func unstructuredOf(m map[string]any) *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: m}
 }
 
 // Read sets the state only when sameModel reports a change, so sameModel must

@@ -21,8 +21,7 @@ func NewAvailableClusterResourceDataSource() datasource.DataSource {
 
 // AvailableClusterResourceDataSource reads one project's grant catalog.
 type AvailableClusterResourceDataSource struct {
-	data  *ProviderData
-	cache *clusterCache
+	data *ProviderData
 }
 
 type availableClusterResourceModel struct {
@@ -56,7 +55,7 @@ func (d *AvailableClusterResourceDataSource) Schema(_ context.Context, _ datasou
 }
 
 func (d *AvailableClusterResourceDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data, d.cache = clusterClientsFrom(req.ProviderData, &resp.Diagnostics)
+	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *AvailableClusterResourceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -65,16 +64,11 @@ func (d *AvailableClusterResourceDataSource) Read(ctx context.Context, req datas
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if d.data == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The deckhouse provider has no cluster configuration.")
+	cl := clusterClient(ctx, d.data, &resp.Diagnostics)
+	if cl == nil {
 		return
 	}
-	dyn, err := d.data.Dynamic(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot connect to the cluster", err.Error())
-		return
-	}
-	g, err := d.cache.grantCatalog(ctx, dyn, m.Namespace.ValueString(), m.Name.ValueString())
+	g, err := cl.GrantCatalog(ctx, m.Namespace.ValueString(), m.Name.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the AvailableClusterResource", err.Error())
 		return

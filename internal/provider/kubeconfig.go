@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 )
 
 // ProviderData is what Configure hands to resources and data sources. It is
@@ -31,6 +33,7 @@ type ProviderData struct {
 	built   bool
 	rest    *rest.Config
 	dynamic dynamic.Interface
+	client  *dpclient.Client
 	err     error
 }
 
@@ -89,8 +92,23 @@ func (p *ProviderData) build() error {
 		p.err = fmt.Errorf("building the Kubernetes client: %w", err)
 		return p.err
 	}
+	p.client, err = dpclient.New(cfg, dpclient.Options{Log: logLine})
+	if err != nil {
+		p.err = err
+		return err
+	}
 	p.rest, p.dynamic = cfg, dyn
 	return nil
+}
+
+// Client returns the cluster client shared by every resource and data source
+// of this provider instance, built on first use without contacting the API
+// server.
+func (p *ProviderData) Client(_ context.Context) (*dpclient.Client, error) {
+	if err := p.build(); err != nil {
+		return nil, err
+	}
+	return p.client, nil
 }
 
 // connConfig is the resolved cluster connection configuration.

@@ -20,8 +20,7 @@ func NewPackageVersionDataSource() datasource.DataSource { return &PackageVersio
 
 // PackageVersionDataSource reads one ApplicationPackageVersion.
 type PackageVersionDataSource struct {
-	data  *ProviderData
-	cache *clusterCache
+	data *ProviderData
 }
 
 type packageVersionModel struct {
@@ -62,7 +61,7 @@ func (d *PackageVersionDataSource) Schema(_ context.Context, _ datasource.Schema
 }
 
 func (d *PackageVersionDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data, d.cache = clusterClientsFrom(req.ProviderData, &resp.Diagnostics)
+	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *PackageVersionDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -71,17 +70,12 @@ func (d *PackageVersionDataSource) Read(ctx context.Context, req datasource.Read
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if d.data == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The deckhouse provider has no cluster configuration.")
-		return
-	}
-	dyn, err := d.data.Dynamic(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot connect to the cluster", err.Error())
+	cl := clusterClient(ctx, d.data, &resp.Diagnostics)
+	if cl == nil {
 		return
 	}
 	name := packageVersionName(m.Repository.ValueString(), m.Package.ValueString(), m.Version.ValueString())
-	info, err := d.cache.packageVersion(ctx, dyn, name)
+	info, err := cl.PackageVersion(ctx, name)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the package version", err.Error())
 		return

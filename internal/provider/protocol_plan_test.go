@@ -94,6 +94,7 @@ func TestPlanShortcut_KnowsEveryDefault(t *testing.T) {
 		"immutable_field_change":            tftypes.NewValue(tftypes.String, immutableModeError),
 		"allow_destructive_settings_switch": tftypes.NewValue(tftypes.Bool, false),
 		"wait":                              tftypes.NewValue(tftypes.Bool, true),
+		"wait_for":                          tftypes.NewValue(tftypes.String, "ConfigurationApplied"),
 	}
 	if len(info.defaults) != len(want) {
 		t.Fatalf("defaults %v, want %v", info.defaults, want)
@@ -109,8 +110,11 @@ func TestPlanShortcut_KnowsEveryDefault(t *testing.T) {
 			if prefix != "" && hasDefault(a) {
 				t.Errorf("nested attribute %s%s has a default the shortcut does not check", prefix, name)
 			}
-			if n, ok := a.(schema.SingleNestedAttribute); ok {
+			switch n := a.(type) {
+			case schema.SingleNestedAttribute:
 				nested(prefix+name+".", n.Attributes)
+			case schema.ListNestedAttribute:
+				nested(prefix+name+"[*].", n.NestedObject.Attributes)
 			}
 		}
 	}

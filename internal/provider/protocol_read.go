@@ -48,10 +48,20 @@ func (s *protocolServer) readUnchanged(ctx context.Context, req *tfprotov6.ReadR
 	if !ok {
 		return nil, false
 	}
-	r := &ApplicationResource{data: data, cache: clusterCacheFor(data)}
+	// A pending apply, or a state without the UID, is the framework's: Read
+	// changes the private data then.
+	if pending, ok := privateKey(req.Private, privateApplyPending); !ok || len(pending) > 0 {
+		return nil, false
+	}
+	uid, ok := privateKey(req.Private, privateUID)
+	if !ok || len(uid) == 0 {
+		return nil, false
+	}
+	r := &ApplicationResource{data: data}
 	prior := state
-	gone, diags := r.refresh(ctx, &state, decodePaths(paths))
-	if gone || len(diags) > 0 || !sameModel(&prior, &state) || !identityIs(ctx, info, req.CurrentIdentity.IdentityData, &state) {
+	ref, diags := r.refresh(ctx, &state, decodePaths(paths), false)
+	if ref.gone || len(diags) > 0 || !sameModel(&prior, &state) || `"`+ref.uid+`"` != string(uid) ||
+		!identityIs(ctx, info, req.CurrentIdentity.IdentityData, &state) {
 		return nil, false
 	}
 	return &tfprotov6.ReadResourceResponse{

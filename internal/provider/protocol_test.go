@@ -32,12 +32,18 @@ func appState() applicationModel {
 		ImmutableFieldChange:           types.StringValue(immutableModeError),
 		AllowDestructiveSettingsSwitch: types.BoolValue(false),
 		Wait:                           types.BoolValue(true),
+		WaitFor:                        types.StringValue("ConfigurationApplied"),
+		FieldManager:                   types.StringNull(),
+		ForceConflicts:                 types.BoolNull(),
 		Timeouts: types.ObjectNull(map[string]attr.Type{
 			"create": types.StringType, "update": types.StringType, "delete": types.StringType,
 		}),
 		EffectiveSettings: effective,
 		Status: types.ObjectValueMust(statusAttrTypes, map[string]attr.Value{
-			"state": types.StringValue("Ready"), "message": types.StringNull(), "installed_version": types.StringValue("v1.0.0"),
+			"state": types.StringValue("Ready"), "message": types.StringNull(), "tip": types.StringNull(),
+			"installed_version": types.StringValue("v1.0.0"),
+			"urls":              types.ListValueMust(types.ObjectType{AttrTypes: urlAttrTypes}, nil),
+			"conditions":        types.ListValueMust(types.ObjectType{AttrTypes: typedConditionAttrTypes}, nil),
 			"configuration_applied": types.ObjectValueMust(conditionAttrTypes, map[string]attr.Value{
 				"status": types.StringValue("True"), "reason": types.StringValue("Applied"), "message": types.StringNull(),
 			}),
@@ -54,6 +60,7 @@ func configOf(m applicationModel) applicationModel {
 	m.ImmutableFieldChange = types.StringNull()
 	m.AllowDestructiveSettingsSwitch = types.BoolNull()
 	m.Wait = types.BoolNull()
+	m.WaitFor = types.StringNull()
 	m.EffectiveSettings = types.DynamicNull()
 	m.Status = types.ObjectNull(statusAttrTypes)
 	m.LastAppliedSettings = types.DynamicNull()

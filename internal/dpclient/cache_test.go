@@ -1,4 +1,4 @@
-package provider
+package dpclient
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-func TestClusterCache_ConcurrentCallersShareOneRead(t *testing.T) {
-	c := newClusterCache()
+func TestCache_ConcurrentCallersShareOneRead(t *testing.T) {
+	c := NewForInterfaces(nil, nil, Options{})
 	var calls atomic.Int64
 	fetch := func(context.Context) (any, error) {
 		calls.Add(1)
@@ -22,14 +22,14 @@ func TestClusterCache_ConcurrentCallersShareOneRead(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			v, err := c.get(context.Background(), "k", fetch)
+			v, err := c.cached(context.Background(), "k", fetch)
 			if err != nil || v != "v" {
 				t.Errorf("get = %v, %v", v, err)
 			}
 		}()
 	}
 	wg.Wait()
-	if _, err := c.get(context.Background(), "k", fetch); err != nil {
+	if _, err := c.cached(context.Background(), "k", fetch); err != nil {
 		t.Fatal(err)
 	}
 	if n := calls.Load(); n != 1 {
@@ -40,8 +40,8 @@ func TestClusterCache_ConcurrentCallersShareOneRead(t *testing.T) {
 	}
 }
 
-func TestClusterCache_ErrorsAreNotCached(t *testing.T) {
-	c := newClusterCache()
+func TestCache_ErrorsAreNotCached(t *testing.T) {
+	c := NewForInterfaces(nil, nil, Options{})
 	fail := true
 	fetch := func(context.Context) (any, error) {
 		if fail {
@@ -49,21 +49,11 @@ func TestClusterCache_ErrorsAreNotCached(t *testing.T) {
 		}
 		return 1, nil
 	}
-	if _, err := c.get(context.Background(), "k", fetch); err == nil {
+	if _, err := c.cached(context.Background(), "k", fetch); err == nil {
 		t.Fatal("want the error")
 	}
 	fail = false
-	if v, err := c.get(context.Background(), "k", fetch); err != nil || v != 1 {
+	if v, err := c.cached(context.Background(), "k", fetch); err != nil || v != 1 {
 		t.Fatalf("get after a failure = %v, %v", v, err)
-	}
-}
-
-func TestClusterCache_OnePerConfiguredProvider(t *testing.T) {
-	a, b := &ProviderData{}, &ProviderData{}
-	if first, again := clusterCacheFor(a), clusterCacheFor(a); first != again {
-		t.Fatal("the same provider must get the same cache")
-	}
-	if clusterCacheFor(a) == clusterCacheFor(b) {
-		t.Fatal("two configured providers must not share a cache")
 	}
 }

@@ -1,7 +1,8 @@
-package provider
+package dpclient
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -9,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 )
 
 // Limits of the namespace snapshots that answer refresh reads.
@@ -62,10 +65,23 @@ func newApplicationReads() *applicationReads {
 	return &applicationReads{ns: map[string]*namespaceReads{}}
 }
 
+// GetApplication returns the Application namespace/name for a refresh (a
+// NotFound error when it does not exist), each request bounded by the read
+// timeout. The object is shared: callers must not modify it.
+func (c *Client) GetApplication(ctx context.Context, namespace, name string) (*unstructured.Unstructured, error) {
+	ctx, cancel := c.readCtx(ctx)
+	defer cancel()
+	obj, err := c.apps.get(ctx, c.dyn, namespace, name)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return nil, &ReadError{What: fmt.Sprintf("Application %s/%s", namespace, name), Err: err}
+	}
+	return obj, err
+}
+
 // get returns the Application namespace/name (a NotFound error when it does
 // not exist). The object is shared: callers must not modify it.
 func (a *applicationReads) get(ctx context.Context, dyn dynamic.Interface, namespace, name string) (*unstructured.Unstructured, error) {
-	client := dyn.Resource(applicationGVR).Namespace(namespace)
+	client := dyn.Resource(dpapi.ApplicationGVR).Namespace(namespace)
 	a.mu.Lock()
 	r := a.ns[namespace]
 	if r == nil {
@@ -107,7 +123,7 @@ func (a *applicationReads) get(ctx context.Context, dyn dynamic.Interface, names
 	if obj, ok := s.items[name]; ok {
 		return obj, nil
 	}
-	return nil, apierrors.NewNotFound(applicationGVR.GroupResource(), name)
+	return nil, apierrors.NewNotFound(dpapi.ApplicationGVR.GroupResource(), name)
 }
 
 // forget drops the snapshot of a namespace the provider wrote to.

@@ -9,139 +9,13 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 )
-
-// ModifyPlan gives DP's verdict at plan time, as a pipeline with early returns:
-//
-//  1. destroy: nothing to check;
-//  2. unchanged inputs: keep the computed values of the state, read nothing;
-//  3. unknown inputs (values known only at apply, provider configuration
-//     unknown): effective_settings unknown, checks at apply;
-//  4. fetch: repository resolution, the ApplicationPackageVersion (compiled
-//     once per process), grant catalogs; anything unreadable defers the checks
-//     to apply with a warning;
-//  5. checks: schema, CEL (oldSelf on update), grants, immutability, enum
-//     switches, ui-resource-name referents;
-//  6. computed values: effective_settings from settings alone (never from
-//     sensitive_settings).
-func (r *ApplicationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	// 1. Destroy.
-	if req.Plan.Raw.IsNull() {
-		return
-	}
-	// Nothing changed at all (the common case of a refresh): the plan already
-	// holds the computed values of the state, so there is nothing to decode,
-	// check or set.
-	if !req.State.Raw.IsNull() && req.Plan.Raw.Equal(req.State.Raw) {
-		return
-	}
-	var plan applicationModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	var prior *applicationModel
-	if !req.State.Raw.IsNull() {
-		prior = &applicationModel{}
-		resp.Diagnostics.Append(req.State.Get(ctx, prior)...)
-	}
-	var configRepo types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("package_repository_name"), &configRepo)...)
-	var sensitiveVal types.Dynamic
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("sensitive_settings"), &sensitiveVal)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	replacing := prior != nil && (!plan.Name.Equal(prior.Name) || !plan.Namespace.Equal(prior.Namespace) || !plan.PackageName.Equal(prior.PackageName))
-	if prior != nil && !replacing && configRepo.IsNull() && plan.PackageRepositoryName.IsUnknown() {
-		plan.PackageRepositoryName = prior.PackageRepositoryName
-	}
-
-	// 2. Unchanged inputs.
-	if prior != nil && !specChanged(&plan, prior) {
-		copyComputed(&plan, prior)
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-		return
-	}
-	defer func() { resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...) }()
-	plan.EffectiveSettings = types.DynamicUnknown()
-	if prior != nil {
-		plan.Status = types.ObjectUnknown(statusAttrTypes)
-		plan.LastAppliedSettings = types.DynamicUnknown()
-	}
-
-	// 3. Unknown inputs.
-	if plan.Namespace.IsUnknown() || plan.PackageName.IsUnknown() || plan.PackageVersion.IsUnknown() ||
-		(!configRepo.IsNull() && configRepo.IsUnknown()) || plan.AllowDestructiveSettingsSwitch.IsUnknown() ||
-		plan.ImmutableFieldChange.IsUnknown() {
-		return
-	}
-	settings, known, err := fromDynamic(plan.Settings)
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("settings"), "Invalid settings", err.Error())
-		return
-	}
-	if !known {
-		return
-	}
-	if _, ok := settings.(map[string]any); settings != nil && !ok {
-		resp.Diagnostics.AddAttributeError(path.Root("settings"), "Invalid settings", "settings must be an object (a map of setting names to values).")
-		return
-	}
-	sensitive, known, err := fromDynamic(sensitiveVal)
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("sensitive_settings"), "Invalid sensitive_settings", err.Error())
-		return
-	}
-	if !known {
-		return
-	}
-	if _, ok := sensitive.(map[string]any); sensitive != nil && !ok {
-		resp.Diagnostics.AddAttributeError(path.Root("sensitive_settings"), "Invalid sensitive_settings", "sensitive_settings must be an object (a map of setting names to values).")
-		return
-	}
-	if r.data == nil || r.data.ConfigUnknown() {
-		resp.Diagnostics.AddWarning("Settings not checked at plan",
-			"The provider configuration is not known yet, so the cluster cannot be read at plan. "+
-				"The settings of "+describe(&plan)+" are checked at apply, and effective_settings is known after apply.")
-		return
-	}
-	dyn, err := r.data.Dynamic(ctx)
-	if err != nil {
-		resp.Diagnostics.AddWarning("Settings not checked at plan",
-			"Cannot connect to the cluster: "+err.Error()+". The settings of "+describe(&plan)+" are checked at apply.")
-		return
-	}
-
-	// 4-6. Fetch, checks, computed values.
-	in := checkInputFromModel(&plan, prior, settings, sensitive)
-	if replacing {
-		in.hasPrevious, in.previous = false, nil
-	}
-	out := r.check(ctx, dyn, in, true)
-	resp.Diagnostics.Append(out.diags...)
-	if out.repository != "" && plan.PackageRepositoryName.IsUnknown() {
-		plan.PackageRepositoryName = types.StringValue(out.repository)
-	}
-	if out.replace {
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("settings"))
-		return
-	}
-	if out.deferred || resp.Diagnostics.HasError() {
-		return
-	}
-	plan.EffectiveSettings = toDynamic(out.effective)
-}
-
-func describe(m *applicationModel) string {
-	return fmt.Sprintf("Application %s/%s", m.Namespace.ValueString(), m.Name.ValueString())
-}
 
 // checkInput is everything the checks need, free of framework types.
 type checkInput struct {
@@ -196,7 +70,7 @@ func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any)
 
 // check runs the checks of DP on one Application. At plan (atPlan) anything
 // that cannot be read defers the checks with a warning; at apply it is an error.
-func (r *ApplicationResource) check(ctx context.Context, dyn dynamic.Interface, in checkInput, atPlan bool) checkOutput {
+func (r *ApplicationResource) check(ctx context.Context, cl *dpclient.Client, in checkInput, atPlan bool) checkOutput {
 	var out checkOutput
 	who := fmt.Sprintf("Application %s/%s", in.namespace, in.name)
 	deferOrFail := func(summary, detail string) checkOutput {
@@ -208,15 +82,11 @@ func (r *ApplicationResource) check(ctx context.Context, dyn dynamic.Interface, 
 		}
 		return out
 	}
-	cache := r.cache
-	if cache == nil {
-		cache = newClusterCache()
-	}
 
 	// Repository.
 	out.repository = in.repository
 	if out.repository == "" {
-		repos, found, err := cache.availableRepositories(ctx, dyn, in.packageName)
+		repos, found, err := cl.AvailableRepositories(ctx, in.packageName)
 		switch {
 		case err != nil:
 			return deferOrFail("Cannot resolve package_repository_name", err.Error()+".")
@@ -243,7 +113,7 @@ func (r *ApplicationResource) check(ctx context.Context, dyn dynamic.Interface, 
 
 	// Package version.
 	apvName := packageVersionName(out.repository, in.packageName, in.version)
-	apv, err := cache.packageVersion(ctx, dyn, apvName)
+	apv, err := cl.PackageVersion(ctx, apvName)
 	if err != nil {
 		return deferOrFail("Cannot read the package version", err.Error()+".")
 	}
@@ -262,7 +132,7 @@ func (r *ApplicationResource) check(ctx context.Context, dyn dynamic.Interface, 
 		if _, done := catalog[f.GrantableResource]; done {
 			continue
 		}
-		g, err := cache.grantCatalog(ctx, dyn, in.namespace, f.GrantableResource)
+		g, err := cl.GrantCatalog(ctx, in.namespace, f.GrantableResource)
 		if err != nil {
 			return deferOrFail("Cannot read the project grants", err.Error()+".")
 		}
@@ -319,7 +189,7 @@ func (r *ApplicationResource) check(ctx context.Context, dyn dynamic.Interface, 
 
 	// ui-resource-name referents (warnings only, at plan).
 	if atPlan {
-		out.diags.Append(r.checkReferents(ctx, dyn, cache, in.namespace, fields, res.Effective)...)
+		out.diags.Append(r.checkReferents(ctx, cl, in.namespace, fields, res.Effective)...)
 	}
 
 	// Effective settings from settings alone.
@@ -363,7 +233,7 @@ func problemInSensitive(settings, sensitive any, p engine.Path) bool {
 
 // checkReferents warns when a field with x-deckhouse-ui-resource-name names
 // an object that does not exist (yet) in the namespace.
-func (r *ApplicationResource) checkReferents(ctx context.Context, dyn dynamic.Interface, cache *clusterCache, namespace string, fields []engine.Field, effective map[string]any) diag.Diagnostics {
+func (r *ApplicationResource) checkReferents(ctx context.Context, cl *dpclient.Client, namespace string, fields []engine.Field, effective map[string]any) diag.Diagnostics {
 	var diags diag.Diagnostics
 	for _, f := range fields {
 		if f.ResourceName == nil || f.ResourceName.Kind == "" {
@@ -386,13 +256,8 @@ func (r *ApplicationResource) checkReferents(ctx context.Context, dyn dynamic.In
 		if !ok || !isString || name == "" {
 			continue
 		}
-		gv, err := schema.ParseGroupVersion(f.ResourceName.APIVersion)
-		if err != nil {
-			continue
-		}
-		gvr, _ := meta.UnsafeGuessKindToResource(gv.WithKind(f.ResourceName.Kind))
 		field := "settings." + f.Path.String()
-		got, err := cache.referent(ctx, dyn, gvr, namespace, name)
+		got, err := cl.Referent(ctx, f.ResourceName.APIVersion, f.ResourceName.Kind, namespace, name)
 		if err != nil {
 			diags.AddAttributeWarning(path.Root("settings"), "Referenced object not checked",
 				fmt.Sprintf("%s names %s %q; it could not be read in namespace %q: %v.", field, f.ResourceName.Kind, name, namespace, err))

@@ -1,0 +1,136 @@
+package dpclient
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+)
+
+// DefaultReadTimeout bounds each read request at plan and refresh.
+const DefaultReadTimeout = 60 * time.Second
+
+// Options of a Client.
+type Options struct {
+	// ReadTimeout bounds every read (GET, LIST) made for a plan or a refresh,
+	// each request on its own. Watches are not bounded by it: they end with
+	// the operation's deadline. Zero means DefaultReadTimeout.
+	ReadTimeout time.Duration
+	// Log receives one line per notable event of a long operation (a
+	// condition that changed during a wait, a retried request). Nil discards.
+	Log func(ctx context.Context, msg string, fields map[string]any)
+}
+
+// Client is the Kubernetes I/O of one configured provider: every resource
+// and data source of that provider shares it, so each cluster object is read
+// once per command (see the read methods) and refresh reads of one namespace
+// share a LIST.
+type Client struct {
+	dyn     dynamic.Interface
+	meta    metadata.Interface
+	mapper  meta.RESTMapper // resolves referent kinds; discovery only on first use
+	opts    Options
+	group   singleflight.Group
+	mu      sync.Mutex
+	entries map[string]any
+	reads   map[string]int
+	apps    *applicationReads
+}
+
+// New builds a client from a REST configuration without contacting the API
+// server.
+func New(cfg *rest.Config, opts Options) (*Client, error) {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building the Kubernetes client: %w", err)
+	}
+	md, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building the Kubernetes metadata client: %w", err)
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building the Kubernetes discovery client: %w", err)
+	}
+	c := NewForInterfaces(dyn, md, opts)
+	c.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
+	return c, nil
+}
+
+// NewForInterfaces builds a client from existing clients (md may be nil:
+// referents are then read in full through dyn, and their resource name is
+// guessed from the kind).
+func NewForInterfaces(dyn dynamic.Interface, md metadata.Interface, opts Options) *Client {
+	if opts.ReadTimeout <= 0 {
+		opts.ReadTimeout = DefaultReadTimeout
+	}
+	return &Client{dyn: dyn, meta: md, opts: opts, entries: map[string]any{}, reads: map[string]int{}, apps: newApplicationReads()}
+}
+
+// Dynamic returns the dynamic client.
+func (c *Client) Dynamic() dynamic.Interface { return c.dyn }
+
+// ReadTimeout is the deadline of each read request.
+func (c *Client) ReadTimeout() time.Duration { return c.opts.ReadTimeout }
+
+func (c *Client) log(ctx context.Context, msg string, fields map[string]any) {
+	if c.opts.Log != nil {
+		c.opts.Log(ctx, msg, fields)
+	}
+}
+
+// readCtx bounds one read request by the read timeout.
+func (c *Client) readCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, c.opts.ReadTimeout)
+}
+
+// Reads returns how many requests the cache sent per key, for observability.
+func (c *Client) Reads() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int, len(c.reads))
+	for k, v := range c.reads {
+		out[k] = v
+	}
+	return out
+}
+
+// cached returns the cached value of key or computes it once with fetch.
+// Concurrent callers of one key share one request; errors are not cached.
+func (c *Client) cached(ctx context.Context, key string, fetch func(context.Context) (any, error)) (any, error) {
+	c.mu.Lock()
+	if v, ok := c.entries[key]; ok {
+		c.mu.Unlock()
+		return v, nil
+	}
+	c.mu.Unlock()
+	v, err, _ := c.group.Do(key, func() (any, error) {
+		c.mu.Lock()
+		if v, ok := c.entries[key]; ok {
+			c.mu.Unlock()
+			return v, nil
+		}
+		c.reads[key]++
+		c.mu.Unlock()
+		rctx, cancel := c.readCtx(ctx)
+		defer cancel()
+		v, err := fetch(rctx)
+		if err != nil {
+			return nil, err
+		}
+		c.mu.Lock()
+		c.entries[key] = v
+		c.mu.Unlock()
+		return v, nil
+	})
+	return v, err
+}

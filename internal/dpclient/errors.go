@@ -1,0 +1,160 @@
+package dpclient
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+	"syscall"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ReadError is a failed read of a DP object at plan or refresh.
+type ReadError struct {
+	What string // the object, e.g. `ApplicationPackageVersion "main-demo-v1.0.0"`
+	Err  error
+}
+
+func (e *ReadError) Error() string { return "reading " + e.What + ": " + e.Err.Error() }
+func (e *ReadError) Unwrap() error { return e.Err }
+
+// Transient reports whether an API error may go away by itself: server
+// errors, throttling, timeouts, refused or cut connections, and 401 (an
+// exec credential plugin or a token file may renew the credentials).
+func Transient(err error) bool {
+	if err == nil {
+		return false
+	}
+	if apierrors.IsInternalError(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) ||
+		apierrors.IsTooManyRequests(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsUnauthorized(err) ||
+		apierrors.IsUnexpectedServerError(err) {
+		return true
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		code := status.Status().Code
+		return code >= 500 || code == http.StatusTooManyRequests || code == http.StatusUnauthorized
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		return true
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) {
+		return true
+	}
+	s := err.Error()
+	for _, m := range []string{"EOF", "connection reset", "connection refused", "broken pipe", "http2: ", "stream error", "TLS handshake timeout", "unexpected EOF"} {
+		if strings.Contains(s, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// Unavailable reports whether a read failed because the API server could
+// not be reached or answered with a server error, as opposed to a refusal
+// (RBAC) or a request the server rejects.
+func Unavailable(err error) bool {
+	return Transient(err) && !apierrors.IsUnauthorized(err)
+}
+
+// WriteError is a write (server-side apply or delete) that failed.
+type WriteError struct {
+	Op        string // "apply" or "delete"
+	Namespace string
+	Name      string
+	Err       error
+	// MayHaveLanded is true when the last attempt's outcome is unknown: the
+	// request may have reached the API server and its reply was lost.
+	MayHaveLanded bool
+}
+
+func (e *WriteError) Error() string {
+	msg := fmt.Sprintf("%s of Application %s/%s failed: %v", e.Op, e.Namespace, e.Name, e.Err)
+	if e.MayHaveLanded {
+		if e.Op == "delete" {
+			msg += ". The request may have reached the API server: the Application may be deleting; run the command again"
+		} else {
+			msg += ". The request may have reached the API server: the Application may have been written. Run the apply again: " +
+				"it adopts an Application this provider wrote and could not record, and refuses any other"
+		}
+	}
+	return msg
+}
+
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// ExistsError is a create of an Application that already exists and was not
+// written by an earlier attempt of this provider.
+type ExistsError struct {
+	Namespace, Name string
+	Managers        []string // field managers of the existing object
+}
+
+func (e *ExistsError) Error() string {
+	msg := fmt.Sprintf("Application %s/%s already exists", e.Namespace, e.Name)
+	if len(e.Managers) > 0 {
+		msg += " (managed by " + strings.Join(e.Managers, ", ") + ")"
+	}
+	return msg + ". To manage it with this configuration, import it: `terraform import` / `tofu import` with the id \"" +
+		e.Namespace + "/" + e.Name + "\", or an import block with that id or the identity {namespace, name}. " +
+		"If another configuration manages it, give this one another name"
+}
+
+// ConflictError is a server-side apply refused because other field managers
+// own fields this apply sets.
+type ConflictError struct {
+	Namespace, Name string
+	Managers        []string // the other managers
+	Fields          []string // the fields in conflict (paths, never values)
+	Err             error
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("Application %s/%s: fields owned by another field manager (%s): %s. Set force_conflicts = true to take "+
+		"them over, or remove them from this configuration", e.Namespace, e.Name, strings.Join(e.Managers, ", "), strings.Join(e.Fields, ", "))
+}
+
+func (e *ConflictError) Unwrap() error { return e.Err }
+
+// conflictFrom turns a server-side apply conflict into a ConflictError, or
+// returns nil. The API server's causes read
+// `conflict with "manager" using deckhouse.io/v1alpha1: .spec.settings.x`.
+func conflictFrom(namespace, name string, err error) *ConflictError {
+	if !apierrors.IsConflict(err) {
+		return nil
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || status.Status().Details == nil {
+		return nil
+	}
+	managers := map[string]bool{}
+	var fields []string
+	for _, c := range status.Status().Details.Causes {
+		if c.Type != metav1.CauseTypeFieldManagerConflict {
+			continue
+		}
+		if i := strings.Index(c.Message, `"`); i >= 0 {
+			if j := strings.Index(c.Message[i+1:], `"`); j >= 0 {
+				managers[c.Message[i+1:i+1+j]] = true
+			}
+		}
+		if c.Field != "" {
+			fields = append(fields, c.Field)
+		}
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	out := &ConflictError{Namespace: namespace, Name: name, Fields: fields, Err: err}
+	for m := range managers {
+		out.Managers = append(out.Managers, m)
+	}
+	sort.Strings(out.Managers)
+	sort.Strings(out.Fields)
+	return out
+}

@@ -1,0 +1,407 @@
+package dpclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
+)
+
+// Condition types of an Application a wait can end on.
+const (
+	ConditionConfigurationApplied = "ConfigurationApplied"
+	ConditionReady                = "Ready"
+)
+
+// TerminalReasons are the reasons of a False condition that end a wait at
+// once: DP will not get further without a change of the Application or of
+// the cluster. Other reasons (Pending, DownloadFailed, Installing, ...) are
+// DP still working or retrying, and the wait goes on until the deadline.
+var TerminalReasons = []string{"SettingsInvalid", "HookFailed", "RequirementsUnmet"}
+
+func terminal(reason string) bool {
+	for _, r := range TerminalReasons {
+		if r == reason {
+			return true
+		}
+	}
+	return false
+}
+
+// Backoff between attempts of a retried request or watch: capped exponential
+// with full jitter.
+type Backoff struct {
+	Initial, Max time.Duration
+	attempt      int
+}
+
+// Next returns the delay before the next attempt.
+func (b *Backoff) Next() time.Duration {
+	d := b.Initial << min(b.attempt, 16)
+	if d > b.Max || d <= 0 {
+		d = b.Max
+	}
+	b.attempt++
+	return d/2 + rand.N(d/2+1) //nolint:gosec // jitter, not security
+}
+
+// Reset starts over after progress.
+func (b *Backoff) Reset() { b.attempt = 0 }
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Verdict is DP's answer on the generation of an Application.
+type Verdict struct {
+	Done   bool   // the condition is True for the current generation
+	Failed bool   // the condition is False with a terminal reason
+	Reason string // reason of the condition (when known)
+}
+
+// VerdictOf reads DP's verdict on obj: the condition typ for the object's
+// current generation. Ready carries no observedGeneration in DP's status, so
+// it counts only once ConfigurationApplied is True for the generation.
+func VerdictOf(obj *unstructured.Unstructured, typ string) Verdict {
+	conds := Conditions(obj)
+	applied := meta.FindStatusCondition(conds, ConditionConfigurationApplied)
+	if applied == nil || applied.ObservedGeneration != obj.GetGeneration() {
+		return Verdict{}
+	}
+	if applied.Status == metav1.ConditionFalse {
+		return Verdict{Failed: terminal(applied.Reason), Reason: applied.Reason}
+	}
+	if applied.Status != metav1.ConditionTrue {
+		return Verdict{Reason: applied.Reason}
+	}
+	if typ == ConditionConfigurationApplied || typ == "" {
+		return Verdict{Done: true, Reason: applied.Reason}
+	}
+	c := meta.FindStatusCondition(conds, typ)
+	switch {
+	case c == nil:
+		return Verdict{}
+	case c.ObservedGeneration != 0 && c.ObservedGeneration != obj.GetGeneration():
+		return Verdict{Reason: c.Reason}
+	case c.Status == metav1.ConditionTrue:
+		return Verdict{Done: true, Reason: c.Reason}
+	case c.Status == metav1.ConditionFalse:
+		return Verdict{Failed: terminal(c.Reason), Reason: c.Reason}
+	}
+	return Verdict{Reason: c.Reason}
+}
+
+// WaitError is a wait that ended without DP's success verdict.
+type WaitError struct {
+	Condition string
+	Rejected  bool   // DP answered with a terminal reason
+	Timeout   bool   // the deadline passed
+	Deleted   bool   // the Application was deleted during the wait
+	Err       error  // the last transient error, or the reason of the end
+	Summary   string // status.summary and every condition, as one line
+}
+
+func (e *WaitError) Error() string {
+	var msg string
+	switch {
+	case e.Rejected:
+		msg = "DP did not apply the settings (" + e.Condition + " reached a terminal reason)"
+	case e.Deleted:
+		msg = "the Application was deleted while waiting for DP"
+	case e.Timeout:
+		msg = "timed out waiting for condition " + e.Condition + " of the current generation"
+	default:
+		msg = "waiting for condition " + e.Condition
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	if e.Summary != "" {
+		msg += ". Last status: " + e.Summary
+	}
+	return msg
+}
+
+func (e *WaitError) Unwrap() error { return e.Err }
+
+// StatusSummary renders status.summary and every condition of obj in one
+// line, for progress logs and errors.
+func StatusSummary(obj *unstructured.Unstructured) string {
+	if obj == nil {
+		return ""
+	}
+	var parts []string
+	state, _, _ := unstructured.NestedString(obj.Object, "status", "summary", "state")
+	msg, _, _ := unstructured.NestedString(obj.Object, "status", "summary", "message")
+	tip, _, _ := unstructured.NestedString(obj.Object, "status", "summary", "tip")
+	if state != "" || msg != "" {
+		s := "state " + orDash(state)
+		if msg != "" {
+			s += " (" + msg + ")"
+		}
+		if tip != "" {
+			s += ", tip: " + tip
+		}
+		parts = append(parts, s)
+	}
+	conds := Conditions(obj)
+	sort.Slice(conds, func(i, j int) bool { return conds[i].Type < conds[j].Type })
+	for _, c := range conds {
+		s := fmt.Sprintf("%s=%s", c.Type, c.Status)
+		if c.Reason != "" {
+			s += " " + c.Reason
+		}
+		if c.Message != "" {
+			s += ": " + c.Message
+		}
+		parts = append(parts, s)
+	}
+	parts = append(parts, fmt.Sprintf("generation %d", obj.GetGeneration()))
+	return strings.Join(parts, "; ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// WaitOptions of a wait.
+type WaitOptions struct {
+	// Condition to wait for: ConfigurationApplied (default) or Ready.
+	Condition string
+	// Backoff between re-watches after an error or a stream that ended with
+	// no event; the zero value is 200ms doubling to 5s.
+	Backoff Backoff
+}
+
+// Wait watches the Application obj (written by this provider: its
+// resourceVersion is where the watch starts) until DP's verdict on its
+// generation, and returns the last object seen. Only the verdict, the
+// deletion of the Application, a refusal of the watch (RBAC, the API gone)
+// or the context's deadline end it: cut streams, ERROR events and server
+// errors are retried with a capped exponential backoff, and an expired
+// resourceVersion is read again. Each change of a condition or of
+// status.summary.state is logged.
+func (c *Client) Wait(ctx context.Context, obj *unstructured.Unstructured, opts WaitOptions) (*unstructured.Unstructured, error) {
+	if opts.Condition == "" {
+		opts.Condition = ConditionConfigurationApplied
+	}
+	if opts.Backoff.Initial == 0 {
+		opts.Backoff = Backoff{Initial: 200 * time.Millisecond, Max: 5 * time.Second}
+	}
+	client := c.dyn.Resource(dpapi.ApplicationGVR).Namespace(obj.GetNamespace())
+	last := obj
+	progress := c.progress(ctx, obj)
+	if v := VerdictOf(obj, opts.Condition); v.Done || v.Failed {
+		return obj, verdictErr(opts.Condition, v, obj)
+	}
+	rv := obj.GetResourceVersion()
+	var lastErr error
+	end := func(err error) (*unstructured.Unstructured, error) {
+		if ctx.Err() != nil {
+			werr := &WaitError{Condition: opts.Condition, Timeout: errors.Is(ctx.Err(), context.DeadlineExceeded), Summary: StatusSummary(last)}
+			if lastErr != nil {
+				werr.Err = fmt.Errorf("last error: %w", lastErr)
+			} else if !werr.Timeout {
+				werr.Err = ctx.Err()
+			}
+			return last, werr
+		}
+		return last, err
+	}
+	for {
+		if ctx.Err() != nil {
+			return end(nil)
+		}
+		events, err := c.watchOnce(ctx, client, obj.GetName(), &rv, func(u *unstructured.Unstructured) (bool, error) {
+			last = u
+			progress(u)
+			v := VerdictOf(u, opts.Condition)
+			if v.Done || v.Failed {
+				return true, verdictErr(opts.Condition, v, u)
+			}
+			return false, nil
+		})
+		var (
+			werr *WaitError
+			terr *transientError
+		)
+		switch {
+		case err == nil && events < 0: // verdict reached
+			return last, nil
+		case errors.As(err, &werr):
+			return last, err
+		case err == errGone:
+			// The resourceVersion expired: read the object again.
+			u, gerr := c.getWithRetry(ctx, client, obj.GetName())
+			if gerr != nil {
+				if apierrors.IsNotFound(gerr) {
+					return last, &WaitError{Condition: opts.Condition, Deleted: true, Summary: StatusSummary(last)}
+				}
+				return end(gerr)
+			}
+			last, rv = u, u.GetResourceVersion()
+			progress(u)
+			if v := VerdictOf(u, opts.Condition); v.Done || v.Failed {
+				return u, verdictErr(opts.Condition, v, u)
+			}
+			continue
+		case err != nil && !Transient(err) && !errors.As(err, &terr) && ctx.Err() == nil:
+			return last, fmt.Errorf("watching Application %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
+		}
+		if err != nil {
+			lastErr = err
+			c.log(ctx, "watch of the Application interrupted; retrying", map[string]any{
+				"namespace": obj.GetNamespace(), "name": obj.GetName(), "error": err.Error()})
+		}
+		if events > 0 {
+			opts.Backoff.Reset()
+			continue
+		}
+		if sleep(ctx, opts.Backoff.Next()) != nil {
+			return end(nil)
+		}
+	}
+}
+
+var errGone = errors.New("resourceVersion expired")
+
+// watchOnce runs one watch from *rv, calling seen for every version of the
+// object, and returns the number of events (-1 once seen reports done).
+func (c *Client) watchOnce(ctx context.Context, client dynamic.ResourceInterface, name string, rv *string,
+	seen func(*unstructured.Unstructured) (bool, error)) (int, error) {
+	w, err := client.Watch(ctx, metav1.ListOptions{
+		FieldSelector:       fields.OneTermEqualSelector("metadata.name", name).String(),
+		ResourceVersion:     *rv,
+		AllowWatchBookmarks: true,
+	})
+	if err != nil {
+		return 0, err
+	}
+	defer w.Stop()
+	events := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return events, nil
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				return events, nil
+			}
+			switch ev.Type {
+			case watch.Added, watch.Modified:
+				u, ok := ev.Object.(*unstructured.Unstructured)
+				if !ok {
+					continue
+				}
+				events++
+				*rv = u.GetResourceVersion()
+				done, err := seen(u)
+				if done {
+					if err != nil {
+						return events, err
+					}
+					return -1, nil
+				}
+			case watch.Bookmark:
+				if u, ok := ev.Object.(*unstructured.Unstructured); ok {
+					*rv = u.GetResourceVersion()
+				}
+				events++
+			case watch.Deleted:
+				return events, &WaitError{Deleted: true}
+			case watch.Error:
+				err := apierrors.FromObject(ev.Object)
+				var se apierrors.APIStatus
+				if errors.As(err, &se) && (se.Status().Code == http.StatusGone || apierrors.IsResourceExpired(err) || apierrors.IsGone(err)) {
+					return events, errGone
+				}
+				// An ERROR event of a watch that was accepted is the
+				// server's or a proxy's trouble: it is retried.
+				return events, &transientError{fmt.Errorf("watch error event: %w", err)}
+			}
+		}
+	}
+}
+
+// transientError marks an error the wait retries.
+type transientError struct{ err error }
+
+func (e *transientError) Error() string { return e.err.Error() }
+func (e *transientError) Unwrap() error { return e.err }
+
+func verdictErr(cond string, v Verdict, obj *unstructured.Unstructured) error {
+	if !v.Failed {
+		return nil
+	}
+	return &WaitError{Condition: cond, Rejected: true, Err: fmt.Errorf("reason %s", v.Reason), Summary: StatusSummary(obj)}
+}
+
+// progress returns a function that logs each change of a condition or of
+// status.summary.state.
+func (c *Client) progress(ctx context.Context, first *unstructured.Unstructured) func(*unstructured.Unstructured) {
+	seen := map[string]string{}
+	key := func(u *unstructured.Unstructured) map[string]string {
+		m := map[string]string{}
+		m["summary.state"], _, _ = unstructured.NestedString(u.Object, "status", "summary", "state")
+		for _, cond := range Conditions(u) {
+			m[cond.Type] = string(cond.Status) + " " + cond.Reason
+		}
+		return m
+	}
+	seen = key(first)
+	return func(u *unstructured.Unstructured) {
+		now := key(u)
+		changed := false
+		for k, v := range now {
+			if seen[k] != v {
+				changed = true
+			}
+		}
+		if changed {
+			c.log(ctx, "Application status changed", map[string]any{
+				"namespace": u.GetNamespace(), "name": u.GetName(), "status": StatusSummary(u)})
+		}
+		seen = now
+	}
+}
+
+// getWithRetry reads one object, retrying transient errors until ctx ends.
+func (c *Client) getWithRetry(ctx context.Context, client dynamic.ResourceInterface, name string) (*unstructured.Unstructured, error) {
+	b := Backoff{Initial: 200 * time.Millisecond, Max: 5 * time.Second}
+	for {
+		rctx, cancel := c.readCtx(ctx)
+		u, err := client.Get(rctx, name, metav1.GetOptions{})
+		cancel()
+		if err == nil || !Transient(err) || ctx.Err() != nil {
+			return u, err
+		}
+		if sleep(ctx, b.Next()) != nil {
+			return nil, err
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package dpclient
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func app(gen int64, conds ...map[string]any) *unstructured.Unstructured {
+	list := make([]any, len(conds))
+	for i, c := range conds {
+		list[i] = c
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"metadata": map[string]any{"generation": gen, "name": "a", "namespace": "n"},
+		"status": map[string]any{
+			"summary":    map[string]any{"state": "Updating", "message": "installing", "tip": "wait"},
+			"conditions": list,
+		},
+	}}
+}
+
+func cond(typ, status, reason string, observed int64) map[string]any {
+	return map[string]any{"type": typ, "status": status, "reason": reason, "message": "m-" + reason, "observedGeneration": observed}
+}
+
+func TestVerdictOf_OnlyTheCurrentGenerationAndTerminalReasonsEndAWait(t *testing.T) {
+	tests := []struct {
+		name         string
+		obj          *unstructured.Unstructured
+		condition    string
+		done, failed bool
+	}{
+		{"true for an older generation keeps waiting", app(2, cond("ConfigurationApplied", "True", "ConfigurationApplied", 1)), "", false, false},
+		{"true for the current generation is done", app(2, cond("ConfigurationApplied", "True", "ConfigurationApplied", 2)), "", true, false},
+		{"settings invalid is terminal", app(2, cond("ConfigurationApplied", "False", "SettingsInvalid", 2)), "", false, true},
+		{"hook failure is terminal", app(2, cond("ConfigurationApplied", "False", "HookFailed", 2)), "", false, true},
+		{"unmet requirements are terminal", app(2, cond("ConfigurationApplied", "False", "RequirementsUnmet", 2)), "", false, true},
+		{"a failed download is retried by DP", app(2, cond("ConfigurationApplied", "False", "DownloadFailed", 2)), "", false, false},
+		{"pending keeps waiting", app(2, cond("ConfigurationApplied", "False", "Pending", 2)), "", false, false},
+		{"no condition keeps waiting", app(1), "", false, false},
+		{"ready waits for the configuration first", app(2, cond("ConfigurationApplied", "True", "ConfigurationApplied", 1), cond("Ready", "True", "Ready", 0)), ConditionReady, false, false},
+		{"ready after the configuration is done", app(2, cond("ConfigurationApplied", "True", "ConfigurationApplied", 2), cond("Ready", "True", "Ready", 0)), ConditionReady, true, false},
+		{"not ready keeps waiting", app(2, cond("ConfigurationApplied", "True", "ConfigurationApplied", 2), cond("Ready", "False", "ApplyingManifests", 0)), ConditionReady, false, false},
+		{"ready of an older generation keeps waiting", app(2, cond("ConfigurationApplied", "True", "ConfigurationApplied", 2), cond("Ready", "True", "Ready", 1)), ConditionReady, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := VerdictOf(tt.obj, tt.condition)
+			if v.Done != tt.done || v.Failed != tt.failed {
+				t.Fatalf("VerdictOf = %+v, want done=%v failed=%v", v, tt.done, tt.failed)
+			}
+		})
+	}
+}
+
+func TestStatusSummary_NamesTheSummaryAndEveryCondition(t *testing.T) {
+	got := StatusSummary(app(3, cond("Ready", "False", "ApplyingManifests", 3), cond("ConfigurationApplied", "True", "ConfigurationApplied", 3)))
+	for _, want := range []string{"state Updating (installing), tip: wait", "ConfigurationApplied=True", "Ready=False ApplyingManifests: m-ApplyingManifests", "generation 3"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary %q lacks %q", got, want)
+		}
+	}
+}
+
+func TestBackoff_GrowsToTheCapWithJitterAndResets(t *testing.T) {
+	b := Backoff{Initial: 100 * time.Millisecond, Max: time.Second}
+	for i := range 20 {
+		d := b.Next()
+		want := min(100*time.Millisecond<<i, time.Second)
+		if d < want/2 || d > want {
+			t.Fatalf("attempt %d: %v, want within [%v, %v]", i, d, want/2, want)
+		}
+	}
+	b.Reset()
+	if d := b.Next(); d > 100*time.Millisecond {
+		t.Fatalf("after Reset: %v, want at most the initial delay", d)
+	}
+}

@@ -1,0 +1,244 @@
+package provider
+
+import (
+	"encoding/json"
+	"sort"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+)
+
+// applicationModel is the Terraform data of deckhouse_application.
+type applicationModel struct {
+	ID                             types.String  `tfsdk:"id"`
+	Name                           types.String  `tfsdk:"name"`
+	Namespace                      types.String  `tfsdk:"namespace"`
+	PackageName                    types.String  `tfsdk:"package_name"`
+	PackageVersion                 types.String  `tfsdk:"package_version"`
+	PackageRepositoryName          types.String  `tfsdk:"package_repository_name"`
+	ReleaseChannel                 types.String  `tfsdk:"release_channel"`
+	Maintenance                    types.String  `tfsdk:"maintenance"`
+	Labels                         types.Map     `tfsdk:"labels"`
+	Annotations                    types.Map     `tfsdk:"annotations"`
+	Settings                       types.Dynamic `tfsdk:"settings"`
+	SensitiveSettings              types.Dynamic `tfsdk:"sensitive_settings"`
+	SensitiveSettingsVersion       types.String  `tfsdk:"sensitive_settings_version"`
+	ImmutableFieldChange           types.String  `tfsdk:"immutable_field_change"`
+	AllowDestructiveSettingsSwitch types.Bool    `tfsdk:"allow_destructive_settings_switch"`
+	Wait                           types.Bool    `tfsdk:"wait"`
+	WaitFor                        types.String  `tfsdk:"wait_for"`
+	FieldManager                   types.String  `tfsdk:"field_manager"`
+	ForceConflicts                 types.Bool    `tfsdk:"force_conflicts"`
+	Timeouts                       types.Object  `tfsdk:"timeouts"`
+	EffectiveSettings              types.Dynamic `tfsdk:"effective_settings"`
+	Status                         types.Object  `tfsdk:"status"`
+	LastAppliedSettings            types.Dynamic `tfsdk:"last_applied_settings"`
+}
+
+// applicationIdentity is the resource identity (namespace, name).
+type applicationIdentity struct {
+	Namespace types.String `tfsdk:"namespace"`
+	Name      types.String `tfsdk:"name"`
+}
+
+var (
+	conditionAttrTypes = map[string]attr.Type{
+		"status":  types.StringType,
+		"reason":  types.StringType,
+		"message": types.StringType,
+	}
+	typedConditionAttrTypes = map[string]attr.Type{
+		"type":    types.StringType,
+		"status":  types.StringType,
+		"reason":  types.StringType,
+		"message": types.StringType,
+	}
+	urlAttrTypes = map[string]attr.Type{
+		"url":         types.StringType,
+		"description": types.StringType,
+	}
+	statusAttrTypes = map[string]attr.Type{
+		"state":                 types.StringType,
+		"message":               types.StringType,
+		"tip":                   types.StringType,
+		"installed_version":     types.StringType,
+		"urls":                  types.ListType{ElemType: types.ObjectType{AttrTypes: urlAttrTypes}},
+		"configuration_applied": types.ObjectType{AttrTypes: conditionAttrTypes},
+		"conditions":            types.ListType{ElemType: types.ObjectType{AttrTypes: typedConditionAttrTypes}},
+	}
+)
+
+// timeout returns the configured timeout of op (create, update, delete).
+func (m *applicationModel) timeout(op string, def time.Duration) time.Duration {
+	if m.Timeouts.IsNull() || m.Timeouts.IsUnknown() {
+		return def
+	}
+	s, ok := m.Timeouts.Attributes()[op].(types.String)
+	if !ok || s.IsNull() || s.IsUnknown() {
+		return def
+	}
+	d, err := time.ParseDuration(s.ValueString())
+	if err != nil || d <= 0 {
+		return def
+	}
+	return d
+}
+
+// waitFor is the condition the waits of this Application end on.
+func (m *applicationModel) waitFor() string {
+	if m.WaitFor.IsNull() || m.WaitFor.IsUnknown() || m.WaitFor.ValueString() == "" {
+		return dpclient.ConditionConfigurationApplied
+	}
+	return m.WaitFor.ValueString()
+}
+
+// specChanged reports whether anything DP sees changed between plan and state.
+func specChanged(plan, state *applicationModel) bool {
+	return !plan.Name.Equal(state.Name) ||
+		!plan.Namespace.Equal(state.Namespace) ||
+		!plan.PackageName.Equal(state.PackageName) ||
+		!plan.PackageVersion.Equal(state.PackageVersion) ||
+		!plan.PackageRepositoryName.Equal(state.PackageRepositoryName) ||
+		!plan.ReleaseChannel.Equal(state.ReleaseChannel) ||
+		!plan.Maintenance.Equal(state.Maintenance) ||
+		!plan.Settings.Equal(state.Settings) ||
+		!plan.SensitiveSettingsVersion.Equal(state.SensitiveSettingsVersion) ||
+		!plan.AllowDestructiveSettingsSwitch.Equal(state.AllowDestructiveSettingsSwitch)
+}
+
+// metadataChanged reports whether the labels or annotations changed.
+func metadataChanged(plan, state *applicationModel) bool {
+	return !plan.Labels.Equal(state.Labels) || !plan.Annotations.Equal(state.Annotations)
+}
+
+// sameModel reports whether two models hold equal values in every attribute.
+func sameModel(a, b *applicationModel) bool {
+	return a.ID.Equal(b.ID) &&
+		a.Name.Equal(b.Name) &&
+		a.Namespace.Equal(b.Namespace) &&
+		a.PackageName.Equal(b.PackageName) &&
+		a.PackageVersion.Equal(b.PackageVersion) &&
+		a.PackageRepositoryName.Equal(b.PackageRepositoryName) &&
+		a.ReleaseChannel.Equal(b.ReleaseChannel) &&
+		a.Maintenance.Equal(b.Maintenance) &&
+		a.Labels.Equal(b.Labels) &&
+		a.Annotations.Equal(b.Annotations) &&
+		a.Settings.Equal(b.Settings) &&
+		a.SensitiveSettings.Equal(b.SensitiveSettings) &&
+		a.SensitiveSettingsVersion.Equal(b.SensitiveSettingsVersion) &&
+		a.ImmutableFieldChange.Equal(b.ImmutableFieldChange) &&
+		a.AllowDestructiveSettingsSwitch.Equal(b.AllowDestructiveSettingsSwitch) &&
+		a.Wait.Equal(b.Wait) &&
+		a.WaitFor.Equal(b.WaitFor) &&
+		a.FieldManager.Equal(b.FieldManager) &&
+		a.ForceConflicts.Equal(b.ForceConflicts) &&
+		a.Timeouts.Equal(b.Timeouts) &&
+		a.EffectiveSettings.Equal(b.EffectiveSettings) &&
+		a.Status.Equal(b.Status) &&
+		a.LastAppliedSettings.Equal(b.LastAppliedSettings)
+}
+
+// copyComputed keeps the computed values of the state in the plan.
+func copyComputed(plan, state *applicationModel) {
+	plan.ID = state.ID
+	plan.EffectiveSettings = state.EffectiveSettings
+	plan.Status = state.Status
+	plan.LastAppliedSettings = state.LastAppliedSettings
+	if plan.PackageRepositoryName.IsUnknown() {
+		plan.PackageRepositoryName = state.PackageRepositoryName
+	}
+}
+
+// statusValue is the status attribute of an Application object; every DP
+// text in it goes through redact.
+func statusValue(obj *unstructured.Unstructured, redact func(string) string) types.Object {
+	str := func(fields ...string) types.String {
+		s, ok, _ := unstructured.NestedString(obj.Object, fields...)
+		if !ok {
+			return types.StringNull()
+		}
+		return types.StringValue(redact(s))
+	}
+	optional := func(s string) types.String {
+		if s == "" {
+			return types.StringNull()
+		}
+		return types.StringValue(redact(s))
+	}
+	conds := dpclient.Conditions(obj)
+	sort.SliceStable(conds, func(i, j int) bool { return conds[i].Type < conds[j].Type })
+	applied := types.ObjectNull(conditionAttrTypes)
+	condElems := make([]attr.Value, 0, len(conds))
+	for _, c := range conds {
+		condElems = append(condElems, types.ObjectValueMust(typedConditionAttrTypes, map[string]attr.Value{
+			"type": types.StringValue(c.Type), "status": types.StringValue(string(c.Status)),
+			"reason": optional(c.Reason), "message": optional(c.Message),
+		}))
+		if c.Type == dpclient.ConditionConfigurationApplied {
+			applied = types.ObjectValueMust(conditionAttrTypes, map[string]attr.Value{
+				"status": types.StringValue(string(c.Status)), "reason": optional(c.Reason), "message": optional(c.Message),
+			})
+		}
+	}
+	urls, _, _ := unstructured.NestedSlice(obj.Object, "status", "urls")
+	urlElems := make([]attr.Value, 0, len(urls))
+	for _, u := range urls {
+		m, ok := u.(map[string]any)
+		if !ok {
+			continue
+		}
+		url, _ := m["url"].(string)
+		desc, _ := m["description"].(string)
+		urlElems = append(urlElems, types.ObjectValueMust(urlAttrTypes, map[string]attr.Value{
+			"url": types.StringValue(url), "description": optional(desc),
+		}))
+	}
+	return types.ObjectValueMust(statusAttrTypes, map[string]attr.Value{
+		"state":                 str("status", "summary", "state"),
+		"message":               str("status", "summary", "message"),
+		"tip":                   str("status", "summary", "tip"),
+		"installed_version":     str("status", "currentVersion", "version"),
+		"urls":                  types.ListValueMust(types.ObjectType{AttrTypes: urlAttrTypes}, urlElems),
+		"configuration_applied": applied,
+		"conditions":            types.ListValueMust(types.ObjectType{AttrTypes: typedConditionAttrTypes}, condElems),
+	})
+}
+
+func lastAppliedValue(obj *unstructured.Unstructured, sensitivePaths [][]string) types.Dynamic {
+	v, ok, _ := unstructured.NestedFieldCopy(obj.Object, "status", "lastAppliedConfiguration")
+	if !ok || v == nil {
+		return types.DynamicNull()
+	}
+	return toDynamic(stripPaths(v, sensitivePaths, nil))
+}
+
+// jsonEqual compares two documents in the JSON data model by their encoding.
+func jsonEqual(a, b any) bool {
+	ab, err1 := json.Marshal(a)
+	bb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(ab) == string(bb)
+}
+
+func optionalString(s string, prior types.String) types.String {
+	if s == "" && (prior.IsNull() || prior.IsUnknown()) {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
+}
+
+func stringMap(m types.Map) map[string]any {
+	if m.IsNull() || m.IsUnknown() {
+		return nil
+	}
+	out := map[string]any{}
+	for k, v := range m.Elements() {
+		if s, ok := v.(types.String); ok && !s.IsNull() && !s.IsUnknown() {
+			out[k] = s.ValueString()
+		}
+	}
+	return out
+}
