@@ -74,11 +74,18 @@ func (p Path) String() string {
 }
 
 // Problem is one reason DP would reject a document.
+//
+// No field of a Problem holds an instance value: settings may carry secrets,
+// so messages name the field, the schema's side of a check ("must be at
+// least 1000", "must be a valid uri: not an absolute URI", the allowed enum
+// values, the names of a grant catalog) and texts the package author wrote
+// (a CEL rule's message, x-deckhouse-ui-validation-message), never the value
+// that failed. Path holds keys of the document, which are not values.
 type Problem struct {
 	Document Document
 	Path     Path   // where the offending value is (for required: the missing field's path)
 	Kind     Kind   // stable class
-	Message  string // human text: DP's text, the CEL message verbatim, or the ui-validation-message
+	Message  string // human text: DP's text without the value, the CEL message verbatim, or the ui-validation-message
 	Rule     string // what was violated: schema keyword (e.g. "pattern"), CEL expression, or extension name
 }
 
@@ -103,9 +110,13 @@ const (
 // Switch is a detected change of a oneOf branch discriminator that carries
 // x-deckhouse-enum-switch-settings.
 type Switch struct {
-	Path     Path              // path of the discriminator field, e.g. storage.mode
-	From     string            // old value, as a string
-	To       string            // new value, as a string
+	Path Path // path of the discriminator field, e.g. storage.mode
+	// From and To are the discriminator's old and new values, as strings.
+	// They are instance values (each is also one of the schema's enum or
+	// `to` values, but callers that route settings to sensitive storage
+	// should treat them as values); problem messages never include them.
+	From     string
+	To       string
 	Impact   Impact            // info when unset
 	Messages map[string]string // by language code (en, ru)
 }

@@ -89,7 +89,7 @@ func normalizeAt(v any, path Path, depth int) (any, error) {
 		}
 		f, err := strconv.ParseFloat(string(x), 64)
 		if err != nil {
-			return nil, &errUnsupported{path: path, typ: "json.Number(" + strconv.Quote(string(x)) + ")"}
+			return nil, &errUnsupported{path: path, typ: "json.Number (not a number)"}
 		}
 		return f, nil
 	case map[string]string:
