@@ -22,6 +22,34 @@ const (
 	KindSchema     Kind = "schema"     // any other schema keyword (minimum, format, oneOf, maxLength, ...)
 )
 
+// Description returns the kind in human words, for the summary line of a
+// diagnostic (for example "rule failed" for KindCEL); "" for an unknown kind.
+func (k Kind) Description() string {
+	switch k {
+	case KindUndeclared:
+		return "field not declared in the package schema"
+	case KindType:
+		return "wrong type"
+	case KindEnum:
+		return "value not allowed"
+	case KindPattern:
+		return "does not match the pattern"
+	case KindRequired:
+		return "required field missing"
+	case KindCEL:
+		return "rule failed"
+	case KindImmutable:
+		return "immutable field changed"
+	case KindGrant:
+		return "resource not available to the project"
+	case KindSwitch:
+		return "destructive switch not acknowledged"
+	case KindSchema:
+		return "schema rule violated"
+	}
+	return ""
+}
+
 // Document names which input document a Problem is about.
 type Document string
 
@@ -86,7 +114,13 @@ type Problem struct {
 	Path     Path   // where the offending value is (for required: the missing field's path)
 	Kind     Kind   // stable class
 	Message  string // human text: DP's text without the value, the CEL message verbatim, or the ui-validation-message
-	Rule     string // what was violated: schema keyword (e.g. "pattern"), CEL expression, or extension name
+	Rule     string // what was violated: schema keyword (e.g. "pattern"), the CEL expression for every KindCEL problem, or extension name
+	// Suggestion is, for a KindUndeclared field, the declared sibling
+	// property whose name is closest to the undeclared key (Levenshtein
+	// distance at most max(2, len(key)/3); ties go to the alphabetically
+	// first name), for a "did you mean" hint; "" when none is that close,
+	// and for every other kind.
+	Suggestion string
 }
 
 // Error renders "path: message" (or just the message at the root).

@@ -17,7 +17,7 @@ const (
 func assertNoSecret(t *testing.T, ps []*Problem) {
 	t.Helper()
 	for _, p := range ps {
-		for _, f := range []string{p.Message, p.Rule, p.Path.String()} {
+		for _, f := range []string{p.Message, p.Rule, p.Path.String(), p.Suggestion} {
 			if strings.Contains(f, secretMarker) || strings.Contains(f, secretNumber) || strings.Contains(f, "9.87654321") {
 				t.Errorf("problem prints a value: %s %s %q (rule %q)", p.Kind, p.Path, p.Message, p.Rule)
 			}

@@ -129,9 +129,13 @@ func (c *problemCollector) problems(e *jsonschema.ValidationError) []*Problem {
 		return out
 	case *kind.AdditionalProperties:
 		var out []*Problem
+		var declared map[string]any
+		if n := schemaAtPath(c.d.tree, path); n != nil {
+			declared = schemaMap(n["properties"])
+		}
 		for _, name := range k.Properties {
 			out = append(out, &Problem{Document: c.doc, Path: path.Key(name), Kind: KindUndeclared, Rule: "additionalProperties",
-				Message: fmt.Sprintf("field %q is not declared in the schema", name)})
+				Message: fmt.Sprintf("field %q is not declared in the schema", name), Suggestion: closestName(name, declared)})
 		}
 		return out
 	case *kind.Type:
@@ -388,4 +392,45 @@ func quoteNames(names []string) string {
 		q[i] = strconv.Quote(n)
 	}
 	return strings.Join(q, ", ")
+}
+
+// closestName returns the key of declared nearest to name by Levenshtein
+// distance, when that distance is at most max(2, len(name)/3); ties go to
+// the alphabetically first key. "" when no key is that close.
+func closestName(name string, declared map[string]any) string {
+	limit := max(2, len([]rune(name))/3)
+	best, bestDist := "", limit+1
+	for k := range declared {
+		d := levenshtein(name, k)
+		if d < bestDist || (d == bestDist && k < best) {
+			best, bestDist = k, d
+		}
+	}
+	if bestDist > limit {
+		return ""
+	}
+	return best
+}
+
+// levenshtein is the edit distance (insertions, deletions, substitutions)
+// between a and b, by runes.
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }
