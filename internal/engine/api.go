@@ -165,6 +165,53 @@ type GrantCatalog struct {
 // "storageclasses") to that project's catalog. An absent key means no catalog.
 type Catalog map[string]GrantCatalog
 
+// Unknown stands for a value that is not known yet, for example a Terraform
+// value known only after apply. The value Unknown{} may stand anywhere in
+// Request.Settings (including the root), Request.HookValues and
+// Request.Previous, for a leaf or for a whole subtree.
+//
+// An unknown value is "any value": every check whose outcome does not
+// depend on it still runs and reports its problems (an undeclared sibling
+// key, a wrong type next to it, a CEL rule on another subtree, an immutable
+// field changed elsewhere, a required key missing from a known object; a
+// key whose value is unknown counts as present). Every check whose outcome
+// depends on it is not run and is listed in Result.Skipped instead:
+//   - the schema keywords of the unknown value itself, and enum, uniqueItems,
+//     not, oneOf and anyOf of the objects and arrays that contain it;
+//   - every CEL rule whose self (or oldSelf) contains an unknown value, the
+//     rules below an unknown value, and the rules of a oneOf/anyOf branch
+//     whose enum discriminator is unknown;
+//   - a grantable field whose value is unknown, or that lies below one;
+//   - an immutable field whose new or previous value is unknown;
+//   - an enum switch whose discriminator is unknown (on update).
+//
+// Result.Effective and Result.Values keep Unknown{} where the value is
+// unknown: no default fills a key whose value is unknown, and no default is
+// applied inside an unknown object. When the settings root itself is
+// unknown, Effective and Values are nil and every check is skipped.
+type Unknown struct{}
+
+// Skipped is one check that was not run because its outcome depends on an
+// Unknown value.
+type Skipped struct {
+	// Document holds the unknown value (settings, hook_values, or
+	// previous_settings for an unknown previous value).
+	Document Document
+	// Path is where the check applies. For a check below an unknown array
+	// or map, whose element paths are not known, it is the deepest known
+	// path (the unknown container).
+	Path Path
+	// Check is what was not checked, in words: "schema", "CEL rule",
+	// "grant", "immutability" or "enum switch".
+	Check string
+	// Rule is the schema keyword (for "schema", e.g. "format", "oneOf"), the
+	// CEL expression (for "CEL rule"), or the extension name.
+	Rule string
+	// Unknown is the path of the unknown value the check depends on (the
+	// first one, when several are).
+	Unknown Path
+}
+
 // Request is one evaluation of settings as DP would do it.
 type Request struct {
 	// Settings are the raw user settings (Application.spec.settings) in the
@@ -189,11 +236,15 @@ type Request struct {
 type Result struct {
 	// Problems lists every reason of rejection, sorted by document, path, kind.
 	Problems []*Problem
+	// Skipped lists every check not run because it depends on an Unknown
+	// value, sorted by document, path, check, rule and unknown path, without
+	// duplicates; nil when the request holds no Unknown.
+	Skipped []Skipped
 	// Switches lists every detected enum switch (all impacts). A destructive
 	// one without acknowledgement also appears in Problems as KindSwitch.
 	Switches []Switch
 	// Effective are the effective settings (sources 1-3): nil when the raw
-	// settings are not an object.
+	// settings are not an object (or are Unknown); Unknown{} where unknown.
 	Effective map[string]any
 	// Values are sources 1-5 (without a values schema: Effective + hook values).
 	Values map[string]any

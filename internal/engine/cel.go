@@ -368,6 +368,12 @@ type celRun struct {
 	// failed: a rule that cannot be evaluated there (for example a string
 	// where the schema wants an object) adds no second problem.
 	invalid []string
+	// partial is set when self or oldSelf documents hold Unknown values
+	// (at unknowns and oldUnknowns): rules that depend on them are skipped.
+	partial     bool
+	unknowns    unknownSet
+	oldUnknowns unknownSet
+	skipped     []Skipped
 }
 
 // coversInvalid reports whether schema validation failed at path or below it.
@@ -414,7 +420,14 @@ func (n *ruleNode) run(r *celRun, v any, old any, hasOld bool, path Path, depth 
 	if r.mode == celWithOldSelf && !hasOld {
 		return
 	}
-	for _, rule := range n.rules {
+	rules := n.rules
+	if r.partial {
+		var done bool
+		if rules, done = r.skippedUnknown(n, v, old, path); done {
+			return
+		}
+	}
+	for _, rule := range rules {
 		if rule.usesOld != (r.mode == celWithOldSelf) {
 			continue
 		}
@@ -422,6 +435,12 @@ func (n *ruleNode) run(r *celRun, v any, old any, hasOld bool, path Path, depth 
 	}
 	for i := range n.branches {
 		b := &n.branches[i]
+		if r.partial {
+			if u, unk := b.unknownSelector(v, path); unk {
+				b.node.skipRules(r, path, u, depth+1)
+				continue
+			}
+		}
 		if b.selects(v) {
 			b.node.run(r, v, old, hasOld, path, depth+1)
 		}

@@ -61,11 +61,33 @@ func (d *schemaDoc) validateNormalized(doc Document, nv any) []*Problem {
 }
 
 type problemCollector struct {
-	doc  Document
-	d    *schemaDoc
-	root any
-	out  []*Problem
-	seen map[string]bool
+	doc      Document
+	d        *schemaDoc
+	root     any
+	out      []*Problem
+	seen     map[string]bool
+	unknowns unknownSet // where root held Unknown values (null in root); nil when none
+}
+
+func asValidationError(err error) (*jsonschema.ValidationError, bool) {
+	var ve *jsonschema.ValidationError
+	ok := errors.As(err, &ve)
+	return ve, ok
+}
+
+// dependsOnUnknown reports whether an error's outcome depends on an Unknown
+// value: it is at or below one, or it is a keyword that looks at the values
+// inside an object or array holding one.
+func (c *problemCollector) dependsOnUnknown(e *jsonschema.ValidationError, path Path) bool {
+	if _, ok := c.unknowns.covering(path); ok {
+		return true
+	}
+	switch e.ErrorKind.(type) {
+	case *kind.OneOf, *kind.AnyOf, *kind.Not, *kind.Enum, *kind.Const, *kind.UniqueItems, *kind.Contains:
+		_, ok := c.unknowns.under(path)
+		return ok
+	}
+	return false
 }
 
 func (c *problemCollector) add(p *Problem) {
@@ -91,6 +113,9 @@ func (c *problemCollector) problems(e *jsonschema.ValidationError) []*Problem {
 	path, val, ok := c.instance(e.InstanceLocation)
 	if !ok {
 		path = nil
+	}
+	if c.unknowns != nil && c.dependsOnUnknown(e, path) {
+		return nil
 	}
 	if val == nil && ok && len(e.InstanceLocation) >= 0 {
 		switch e.ErrorKind.(type) {
