@@ -368,12 +368,9 @@ type celRun struct {
 	// failed: a rule that cannot be evaluated there (for example a string
 	// where the schema wants an object) adds no second problem.
 	invalid []string
-	// partial is set when self or oldSelf documents hold Unknown values
-	// (at unknowns and oldUnknowns): rules that depend on them are skipped.
-	partial     bool
-	unknowns    unknownSet
-	oldUnknowns unknownSet
-	skipped     []Skipped
+	// partial is set when the self or oldSelf documents hold Unknown
+	// values: rules that depend on them are skipped (see unknown.go).
+	partial *celPartial
 }
 
 // coversInvalid reports whether schema validation failed at path or below it.
@@ -421,7 +418,7 @@ func (n *ruleNode) run(r *celRun, v any, old any, hasOld bool, path Path, depth 
 		return
 	}
 	rules := n.rules
-	if r.partial {
+	if r.partial != nil {
 		var done bool
 		if rules, done = r.skippedUnknown(n, v, old, path); done {
 			return
@@ -435,7 +432,7 @@ func (n *ruleNode) run(r *celRun, v any, old any, hasOld bool, path Path, depth 
 	}
 	for i := range n.branches {
 		b := &n.branches[i]
-		if r.partial {
+		if r.partial != nil {
 			if u, unk := b.unknownSelector(v, path); unk {
 				b.node.skipRules(r, path, u, depth+1)
 				continue

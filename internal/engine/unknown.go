@@ -320,8 +320,17 @@ func (n *ruleNode) skipRules(r *celRun, path Path, u Path, depth int) {
 	}
 }
 
+// celPartial is the state of a pass of rules over documents holding
+// Unknown values: their paths in self (unknowns) and oldSelf (oldUnknowns),
+// and the rules skipped so far.
+type celPartial struct {
+	unknowns    unknownSet
+	oldUnknowns unknownSet
+	skipped     []Skipped
+}
+
 func (r *celRun) skip(rule *celRule, path Path, u Path) {
-	r.skipped = append(r.skipped, Skipped{Document: r.doc, Path: append(Path(nil), path...), Check: checkCEL, Rule: rule.expression, Unknown: append(Path(nil), u...)})
+	r.partial.skipped = append(r.partial.skipped, Skipped{Document: r.doc, Path: append(Path(nil), path...), Check: checkCEL, Rule: rule.expression, Unknown: append(Path(nil), u...)})
 }
 
 // unknownSelector reports the unknown enum discriminator that decides
@@ -350,9 +359,9 @@ func (r *celRun) skippedUnknown(n *ruleNode, v, old any, path Path) ([]*celRule,
 		n.skipRules(r, path, path, 0)
 		return nil, true
 	}
-	u, found := r.unknowns.under(path)
+	u, found := r.partial.unknowns.under(path)
 	if !found && r.mode == celWithOldSelf {
-		u, found = r.oldUnknowns.under(path)
+		u, found = r.partial.oldUnknowns.under(path)
 	}
 	if !found {
 		return n.rules, false
@@ -371,13 +380,16 @@ func (r *celRun) skippedUnknown(n *ruleNode, v, old any, path Path) ([]*celRule,
 func runRulesPartial(n *ruleNode, doc Document, mode celMode, self, old any, hasOld bool, schemaProblems []*Problem, unknowns, oldUnknowns unknownSet, skipped *[]Skipped) []*Problem {
 	r, cancel := newCELRun(doc, mode)
 	defer cancel()
-	r.partial = len(unknowns) > 0 || len(oldUnknowns) > 0
-	r.unknowns, r.oldUnknowns = unknowns, oldUnknowns
+	if len(unknowns) > 0 || len(oldUnknowns) > 0 {
+		r.partial = &celPartial{unknowns: unknowns, oldUnknowns: oldUnknowns}
+	}
 	for _, p := range schemaProblems {
 		r.invalid = append(r.invalid, p.Path.String())
 	}
 	n.run(r, self, old, hasOld, make(Path, 0, 16), 0)
-	*skipped = append(*skipped, r.skipped...)
+	if r.partial != nil {
+		*skipped = append(*skipped, r.partial.skipped...)
+	}
 	return r.problems
 }
 
