@@ -25,6 +25,9 @@ import (
 //     the result is validated against the values schema including its CEL
 //     rules.
 //
+// Unknown values (see Unknown) make the evaluation partial: what depends on
+// them is skipped and listed in Result.Skipped, everything else is checked.
+//
 // Problems are sorted by document, path, kind and message. Evaluate never
 // panics: inputs outside the JSON data model, or nested deeper than
 // maxValueDepth levels, become problems.
