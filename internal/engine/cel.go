@@ -368,6 +368,9 @@ type celRun struct {
 	// failed: a rule that cannot be evaluated there (for example a string
 	// where the schema wants an object) adds no second problem.
 	invalid []string
+	// partial is set when the self or oldSelf documents hold Unknown
+	// values: rules that depend on them are skipped (see unknown.go).
+	partial *celPartial
 }
 
 // coversInvalid reports whether schema validation failed at path or below it.
@@ -414,7 +417,14 @@ func (n *ruleNode) run(r *celRun, v any, old any, hasOld bool, path Path, depth 
 	if r.mode == celWithOldSelf && !hasOld {
 		return
 	}
-	for _, rule := range n.rules {
+	rules := n.rules
+	if r.partial != nil {
+		var done bool
+		if rules, done = r.skippedUnknown(n, v, old, path); done {
+			return
+		}
+	}
+	for _, rule := range rules {
 		if rule.usesOld != (r.mode == celWithOldSelf) {
 			continue
 		}
@@ -422,6 +432,12 @@ func (n *ruleNode) run(r *celRun, v any, old any, hasOld bool, path Path, depth 
 	}
 	for i := range n.branches {
 		b := &n.branches[i]
+		if r.partial != nil {
+			if u, unk := b.unknownSelector(v, path); unk {
+				b.node.skipRules(r, path, u, depth+1)
+				continue
+			}
+		}
 		if b.selects(v) {
 			b.node.run(r, v, old, hasOld, path, depth+1)
 		}
@@ -519,7 +535,7 @@ func (r *celRun) eval(rule *celRule, self, old any, hasOld bool, path Path) {
 		if r.coversInvalid(path) {
 			return
 		}
-		fail(fmt.Sprintf("%s (rule %q could not be evaluated: %v)", rule.message, rule.expression, out.Value()))
+		fail(fmt.Sprintf("%s (rule %q could not be evaluated: %s)", rule.message, rule.expression, celErrorText(celValueError(out))))
 		return
 	}
 	b, ok := out.(types.Bool)
@@ -532,6 +548,10 @@ func (r *celRun) eval(rule *celRule, self, old any, hasOld bool, path Path) {
 	}
 }
 
+// celErrorText renders a CEL evaluation error as one of a few fixed texts.
+// cel-go's own texts can embed the values the rule was evaluated on (a
+// string that failed a conversion, a duration that did not parse), and
+// values may be secrets, so they are never shown.
 func celErrorText(err error) string {
 	msg := err.Error()
 	switch {
@@ -539,8 +559,28 @@ func celErrorText(err error) string {
 		return fmt.Sprintf("its runtime cost exceeds the limit of %d", celPerRuleCostLimit)
 	case errors.Is(err, context.DeadlineExceeded), strings.Contains(msg, "interrupted"):
 		return fmt.Sprintf("CEL evaluation exceeded %s", celEvaluationTimeout)
+	case strings.Contains(msg, "no matching overload"), strings.Contains(msg, "no such overload"):
+		return "no function or operator accepts the types of its arguments"
+	case strings.Contains(msg, "division by zero"):
+		return "division by zero"
+	case strings.Contains(msg, "modulus by zero"):
+		return "modulus by zero"
+	case strings.Contains(msg, "overflow"):
+		return "numeric overflow"
+	case strings.Contains(msg, "out of range"):
+		return "an index or a value is out of range"
+	case strings.Contains(msg, "no such attribute"), strings.Contains(msg, "no such field"):
+		return "a field it reads does not exist"
 	}
-	return msg
+	return "a value could not be converted or is not valid for the operation"
+}
+
+// celValueError returns the error an error-valued CEL result holds.
+func celValueError(v ref.Val) error {
+	if err, ok := v.Value().(error); ok {
+		return err
+	}
+	return errors.New("evaluation error")
 }
 
 func typeNameOf(v ref.Val) string {

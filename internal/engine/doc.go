@@ -55,5 +55,24 @@
 // hook values, validated against the values schema).
 //
 // Problems carry the path of the offending value as segments, a stable Kind
-// and the keyword or rule violated, and are sorted.
+// and the keyword or rule violated, and are sorted. They never hold the
+// offending value: settings may carry secrets, so a message names the field
+// and the schema's side of the check ("must be at least 1000", "must be a
+// valid uri: not an absolute URI"), and CEL evaluation errors are rendered as
+// fixed texts, never cel-go's (which can embed values). Texts the package
+// author wrote (a rule's message, x-deckhouse-ui-validation-message) are
+// kept. An undeclared field carries the closest declared sibling name as
+// Problem.Suggestion.
+//
+// # Partial evaluation (Unknown)
+//
+// A value not known yet (Unknown{}) may stand anywhere in the settings, the
+// previous settings and the hook values. It is "any value": every check that
+// does not depend on it runs as usual; every check that does is listed in
+// Result.Skipped with the unknown path it depends on. The walkers treat
+// Unknown{} as opaque (no default fills it, no grant replaces it, no
+// comparison is made with it); the schema validator sees null in its place
+// and the problems that depend on it are dropped; which checks were skipped
+// is found by following the schema along each unknown path (unknown.go).
+// Documents without an Unknown take none of these paths.
 package engine

@@ -25,6 +25,9 @@ import (
 //     the result is validated against the values schema including its CEL
 //     rules.
 //
+// Unknown values (see Unknown) make the evaluation partial: what depends on
+// them is skipped and listed in Result.Skipped, everything else is checked.
+//
 // Problems are sorted by document, path, kind and message. Evaluate never
 // panics: inputs outside the JSON data model, or nested deeper than
 // maxValueDepth levels, become problems.
@@ -34,9 +37,13 @@ func (p *Package) Evaluate(req Request) *Result {
 	if raw == nil {
 		raw = map[string]any{}
 	}
-	nraw, err := normalize(raw)
+	nraw, partial, err := normalizeDoc(raw)
 	if err != nil {
 		res.Problems = append(res.Problems, documentProblem(DocSettings, err, "settings"))
+		return res
+	}
+	if _, unknown := nraw.(Unknown); unknown {
+		p.evaluateUnknownSettings(req, res)
 		return res
 	}
 	user, ok := nraw.(map[string]any)
@@ -46,12 +53,16 @@ func (p *Package) Evaluate(req Request) *Result {
 	}
 
 	// 2. Schema and CEL on the raw settings.
-	schemaProblems := p.settings.validateNormalized(DocSettings, user)
+	var unknowns unknownSet // paths of the Unknown values of the settings (and so of eff)
+	if partial {
+		unknowns = findUnknowns(user)
+	}
+	schemaProblems := p.settings.validatePartial(DocSettings, user, unknowns, &res.Skipped)
 	res.Problems = append(res.Problems, schemaProblems...)
 	var userCEL any
 	if p.settings.rules != nil {
 		userCEL = celView(user)
-		res.Problems = append(res.Problems, runRules(p.settings.rules, DocSettings, celWithoutOldSelf, userCEL, nil, false, schemaProblems)...)
+		res.Problems = append(res.Problems, runRulesPartial(p.settings.rules, DocSettings, celWithoutOldSelf, userCEL, nil, false, schemaProblems, unknowns, nil, &res.Skipped)...)
 	}
 
 	// 3. Effective settings and grants.
@@ -62,20 +73,40 @@ func (p *Package) Evaluate(req Request) *Result {
 	var grantProblems []*Problem
 	applyGrants(p.settings.tree, eff, user, req.Catalog, nil, 0, &grantProblems)
 	res.Problems = append(res.Problems, grantProblems...)
+	if partial {
+		res.Skipped = append(res.Skipped, grantSkips(p.settings.tree, unknowns, req.Catalog)...)
+	}
 	res.Effective = eff
 
 	// 4. Update checks.
 	if req.HasPrevious {
-		prev, perr := normalize(req.Previous)
+		prev, prevPartial, perr := normalizeDoc(req.Previous)
 		pm, isMap := prev.(map[string]any)
 		switch {
 		case perr != nil:
 			res.Problems = append(res.Problems, documentProblem(DocPreviousSettings, perr, "previous settings"))
+		case prev == Unknown{}:
+			root := unknownSet{Path{}}
+			if p.settings.rules != nil {
+				runRulesPartial(p.settings.rules, DocSettings, celWithOldSelf, userCEL, prev, true, nil, nil, root, &res.Skipped)
+			}
+			res.Skipped = append(res.Skipped, immutableSkips(p.settings.tree, DocPreviousSettings, root, eff)...)
+			res.Skipped = append(res.Skipped, switchSkips(p.settings.tree, DocPreviousSettings, root)...)
 		case !isMap:
 			res.Problems = append(res.Problems, &Problem{Document: DocPreviousSettings, Kind: KindType, Message: "previous settings must be an object", Rule: "type"})
 		default:
+			var prevUnknowns unknownSet
+			if prevPartial {
+				prevUnknowns = findUnknowns(pm)
+			}
 			if p.settings.rules != nil {
-				res.Problems = append(res.Problems, runRules(p.settings.rules, DocSettings, celWithOldSelf, userCEL, celView(pm), true, schemaProblems)...)
+				res.Problems = append(res.Problems, runRulesPartial(p.settings.rules, DocSettings, celWithOldSelf, userCEL, celView(pm), true, schemaProblems, unknowns, prevUnknowns, &res.Skipped)...)
+			}
+			if partial || prevPartial {
+				res.Skipped = append(res.Skipped, immutableSkips(p.settings.tree, DocSettings, unknowns, pm)...)
+				res.Skipped = append(res.Skipped, immutableSkips(p.settings.tree, DocPreviousSettings, prevUnknowns, eff)...)
+				res.Skipped = append(res.Skipped, switchSkips(p.settings.tree, DocSettings, unknowns)...)
+				res.Skipped = append(res.Skipped, switchSkips(p.settings.tree, DocPreviousSettings, prevUnknowns)...)
 			}
 			checkImmutable(p.settings.tree, eff, true, pm, false, nil, 0, &res.Problems)
 			detectSwitches(p.settings.tree, eff, pm, nil, 0, &res.Switches)
@@ -90,7 +121,8 @@ func (p *Package) Evaluate(req Request) *Result {
 	// 5. Values.
 	var hook map[string]any
 	if req.HookValues != nil {
-		nh, herr := normalize(req.HookValues)
+		nh, hookPartial, herr := normalizeDoc(req.HookValues)
+		partial = partial || hookPartial
 		hm, isMap := nh.(map[string]any)
 		switch {
 		case herr != nil:
@@ -107,14 +139,19 @@ func (p *Package) Evaluate(req Request) *Result {
 	}
 	res.Values = buildValues(valuesTree, eff, hook)
 	if hook != nil && p.values != nil {
-		valuesProblems := p.values.validateNormalized(DocHookValues, res.Values)
+		var valuesUnknowns unknownSet
+		if partial {
+			valuesUnknowns = findUnknowns(res.Values)
+		}
+		valuesProblems := p.values.validatePartial(DocHookValues, res.Values, valuesUnknowns, &res.Skipped)
 		res.Problems = append(res.Problems, valuesProblems...)
 		if p.values.rules != nil {
-			res.Problems = append(res.Problems, runRules(p.values.rules, DocHookValues, celWithoutOldSelf, celView(res.Values), nil, false, valuesProblems)...)
+			res.Problems = append(res.Problems, runRulesPartial(p.values.rules, DocHookValues, celWithoutOldSelf, celView(res.Values), nil, false, valuesProblems, valuesUnknowns, nil, &res.Skipped)...)
 		}
 	}
 
 	sortProblems(res.Problems)
+	sortSkipped(&res.Skipped)
 	return res
 }
 

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"encoding/base64"
-	"errors"
 	"net"
 	"net/mail"
 	"net/netip"
@@ -51,6 +50,13 @@ var (
 	reHostLabel = regexp.MustCompile(`^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$`)
 )
 
+// formatReason is why a string fails a format, in words that never include
+// the string itself: problem messages must not print values (they may be
+// secrets), and keywordMessage shows only a formatReason.
+type formatReason string
+
+func (r formatReason) Error() string { return string(r) }
+
 // registerFormats makes the compiler assert exactly DP's formats.
 func registerFormats(c *jsonschema.Compiler) {
 	for name, check := range dpFormats {
@@ -67,7 +73,7 @@ func registerFormats(c *jsonschema.Compiler) {
 func regexpFormat(re *regexp.Regexp, what string) func(string) error {
 	return func(s string) error {
 		if !re.MatchString(s) {
-			return errors.New("not " + what)
+			return formatReason("not " + what)
 		}
 		return nil
 	}
@@ -76,10 +82,10 @@ func regexpFormat(re *regexp.Regexp, what string) func(string) error {
 func checkURI(s string) error {
 	u, err := url.ParseRequestURI(s)
 	if err != nil {
-		return errors.New("not an absolute URI")
+		return formatReason("not an absolute URI")
 	}
 	if u.Scheme == "" {
-		return errors.New("URI has no scheme")
+		return formatReason("URI has no scheme")
 	}
 	return nil
 }
@@ -87,7 +93,7 @@ func checkURI(s string) error {
 func checkEmail(s string) error {
 	a, err := mail.ParseAddress(s)
 	if err != nil || a.Address != s {
-		return errors.New("not an email address")
+		return formatReason("not an email address")
 	}
 	return nil
 }
@@ -95,11 +101,11 @@ func checkEmail(s string) error {
 func checkHostname(s string) error {
 	h := strings.TrimSuffix(s, ".")
 	if h == "" || len(h) > 253 {
-		return errors.New("not a host name")
+		return formatReason("not a host name")
 	}
 	for _, l := range strings.Split(h, ".") {
 		if !reHostLabel.MatchString(l) {
-			return errors.New("not a host name (RFC 1123)")
+			return formatReason("not a host name (RFC 1123)")
 		}
 	}
 	return nil
@@ -108,7 +114,7 @@ func checkHostname(s string) error {
 func checkIPv4(s string) error {
 	a, err := netip.ParseAddr(s)
 	if err != nil || !a.Is4() {
-		return errors.New("not an IPv4 address")
+		return formatReason("not an IPv4 address")
 	}
 	return nil
 }
@@ -116,28 +122,28 @@ func checkIPv4(s string) error {
 func checkIPv6(s string) error {
 	a, err := netip.ParseAddr(s)
 	if err != nil || !a.Is6() || a.Zone() != "" {
-		return errors.New("not an IPv6 address")
+		return formatReason("not an IPv6 address")
 	}
 	return nil
 }
 
 func checkCIDR(s string) error {
 	if _, _, err := net.ParseCIDR(s); err != nil {
-		return errors.New("not a CIDR block")
+		return formatReason("not a CIDR block")
 	}
 	return nil
 }
 
 func checkMAC(s string) error {
 	if _, err := net.ParseMAC(s); err != nil {
-		return errors.New("not a MAC address")
+		return formatReason("not a MAC address")
 	}
 	return nil
 }
 
 func checkDate(s string) error {
 	if _, err := time.Parse("2006-01-02", s); err != nil {
-		return errors.New("not a date (YYYY-MM-DD)")
+		return formatReason("not a date (YYYY-MM-DD)")
 	}
 	return nil
 }
@@ -156,20 +162,20 @@ func checkDateTime(s string) error {
 			return nil
 		}
 	}
-	return errors.New("not a date-time (RFC 3339)")
+	return formatReason("not a date-time (RFC 3339)")
 }
 
 // checkDuration accepts Go durations such as 1h30m, 10s or 500ms.
 func checkDuration(s string) error {
 	if _, err := time.ParseDuration(s); err != nil {
-		return errors.New("not a duration such as 1h30m, 10s or 500ms")
+		return formatReason("not a duration such as 1h30m, 10s or 500ms")
 	}
 	return nil
 }
 
 func checkByte(s string) error {
 	if _, err := base64.StdEncoding.DecodeString(s); err != nil {
-		return errors.New("not base64-encoded data")
+		return formatReason("not base64-encoded data")
 	}
 	return nil
 }

@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Grantable resources (x-deckhouse-grantable-resource: <name>).
 //
@@ -86,14 +89,21 @@ func applyGrantField(ps map[string]any, parent map[string]any, k string, raw map
 		}
 	}
 	avail := c.Available
-	if avail == nil {
-		avail = []string{}
-	}
 	*out = append(*out, &Problem{
 		Document: DocSettings,
 		Path:     path,
 		Kind:     KindGrant,
-		Message:  fmt.Sprintf("field %q: %q is not available to this project for resource %q (available: %v)", path.String(), us, name, avail),
+		Message:  grantMessage(path, name, avail),
 		Rule:     extGrantable,
 	})
+}
+
+// grantMessage is DP's text without the value the user gave (it may be a
+// secret); the catalog's names are not secret and are listed.
+func grantMessage(path Path, resource string, available []string) string {
+	list := "none"
+	if len(available) > 0 {
+		list = strings.Join(available, ", ")
+	}
+	return fmt.Sprintf("field %q: the value is not available to this project for resource %q (available: %s)", path.String(), resource, list)
 }

@@ -72,11 +72,11 @@ func TestGrant_UserValueWinsOverProjectDefault(t *testing.T) {
 	}
 }
 
-func TestGrant_UnavailableUserValueIsRejectedWithDPText(t *testing.T) {
+func TestGrant_UnavailableUserValueIsRejectedWithDPTextWithoutTheValue(t *testing.T) {
 	_, ps := grantEffective(t, `{storageClass: gold, postgres: {storageClass: pg-hdd}}`, projectCatalog)
 	want := []string{
-		`settings grant storageClass: field "storageClass": "gold" is not available to this project for resource "storageclasses" (available: [fast slow])`,
-		`settings grant postgres.storageClass: field "postgres.storageClass": "pg-hdd" is not available to this project for resource "postgresclasses" (available: [pg-ssd])`,
+		`settings grant storageClass: field "storageClass": the value is not available to this project for resource "storageclasses" (available: fast, slow)`,
+		`settings grant postgres.storageClass: field "postgres.storageClass": the value is not available to this project for resource "postgresclasses" (available: pg-ssd)`,
 	}
 	sortProblems(ps)
 	got := problemSummary(ps)

@@ -30,6 +30,12 @@ func checkImmutable(s map[string]any, n any, nHas bool, o any, frozen bool, path
 	if o == nil {
 		return // never set: free
 	}
+	if _, unk := o.(Unknown); unk {
+		return // not compared: see immutableSkips
+	}
+	if _, unk := n.(Unknown); unk {
+		return
+	}
 	if !frozen && !containsImmutable(s, 0) {
 		return
 	}

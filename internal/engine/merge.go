@@ -34,19 +34,33 @@ func (e *errUnsupported) Error() string {
 // []any, string, bool, nil, int64 (integral numbers given as Go integers or
 // integral json.Number) and float64 (everything else numeric). The caller owns
 // the copy, so later stages may change it in place.
-func normalize(v any) (any, error) { return normalizeAt(v, nil, 0) }
+// An Unknown is kept as is.
+func normalize(v any) (any, error) { return normalizeAt(v, nil, 0, nil) }
 
-func normalizeAt(v any, path Path, depth int) (any, error) {
+// normalizeDoc is normalize for an input document: it also reports whether
+// the document holds an Unknown anywhere.
+func normalizeDoc(v any) (any, bool, error) {
+	var unk bool
+	n, err := normalizeAt(v, nil, 0, &unk)
+	return n, unk, err
+}
+
+func normalizeAt(v any, path Path, depth int, unk *bool) (any, error) {
 	if depth > maxValueDepth {
 		return nil, &errTooDeep{path: path}
 	}
 	switch x := v.(type) {
 	case nil, string, bool, float64, int64:
 		return x, nil
+	case Unknown:
+		if unk != nil {
+			*unk = true
+		}
+		return x, nil
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			c, err := normalizeAt(e, path, depth+1)
+			c, err := normalizeAt(e, path, depth+1, unk)
 			if err != nil {
 				return nil, err
 			}
@@ -56,7 +70,7 @@ func normalizeAt(v any, path Path, depth int) (any, error) {
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			c, err := normalizeAt(e, path, depth+1)
+			c, err := normalizeAt(e, path, depth+1, unk)
 			if err != nil {
 				return nil, err
 			}
@@ -89,7 +103,7 @@ func normalizeAt(v any, path Path, depth int) (any, error) {
 		}
 		f, err := strconv.ParseFloat(string(x), 64)
 		if err != nil {
-			return nil, &errUnsupported{path: path, typ: "json.Number(" + strconv.Quote(string(x)) + ")"}
+			return nil, &errUnsupported{path: path, typ: "json.Number (not a number)"}
 		}
 		return f, nil
 	case map[string]string:

@@ -149,9 +149,11 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// switchProblem is the rejection of a destructive switch that was not acknowledged.
+// switchProblem is the rejection of a destructive switch that was not
+// acknowledged. Its message names the field, not the values (Switch.From and
+// Switch.To carry them for callers that know they may show them).
 func switchProblem(sw Switch) *Problem {
-	msg := fmt.Sprintf("switching field %q from %q to %q is destructive and must be acknowledged", sw.Path.String(), sw.From, sw.To)
+	msg := fmt.Sprintf("switching field %q to another mode is destructive and must be acknowledged", sw.Path.String())
 	if en := sw.Messages["en"]; en != "" {
 		msg += ": " + en
 	}

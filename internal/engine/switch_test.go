@@ -86,10 +86,10 @@ func TestSwitch_NoSwitchWithoutChangeOrWithoutOldValue(t *testing.T) {
 	}
 }
 
-func TestSwitch_DestructiveProblemCarriesEnglishMessage(t *testing.T) {
+func TestSwitch_DestructiveProblemCarriesEnglishMessageButNoValues(t *testing.T) {
 	sw := switchesOf(t, `{storage: {mode: External, url: u}}`, `{storage: {mode: Internal}}`)[0]
 	p := switchProblem(sw)
-	want := `switching field "storage.mode" from "Internal" to "External" is destructive and must be acknowledged: Switching to external storage **deletes the data** stored in the cluster.`
+	want := `switching field "storage.mode" to another mode is destructive and must be acknowledged: Switching to external storage **deletes the data** stored in the cluster.`
 	if p.Kind != KindSwitch || p.Message != want || p.Path.String() != "storage.mode" {
 		t.Fatalf("got %+v", p)
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -60,11 +61,33 @@ func (d *schemaDoc) validateNormalized(doc Document, nv any) []*Problem {
 }
 
 type problemCollector struct {
-	doc  Document
-	d    *schemaDoc
-	root any
-	out  []*Problem
-	seen map[string]bool
+	doc      Document
+	d        *schemaDoc
+	root     any
+	out      []*Problem
+	seen     map[string]bool
+	unknowns unknownSet // where root held Unknown values (null in root); nil when none
+}
+
+func asValidationError(err error) (*jsonschema.ValidationError, bool) {
+	var ve *jsonschema.ValidationError
+	ok := errors.As(err, &ve)
+	return ve, ok
+}
+
+// dependsOnUnknown reports whether an error's outcome depends on an Unknown
+// value: it is at or below one, or it is a keyword that looks at the values
+// inside an object or array holding one.
+func (c *problemCollector) dependsOnUnknown(e *jsonschema.ValidationError, path Path) bool {
+	if _, ok := c.unknowns.covering(path); ok {
+		return true
+	}
+	switch e.ErrorKind.(type) {
+	case *kind.OneOf, *kind.AnyOf, *kind.Not, *kind.Enum, *kind.Const, *kind.UniqueItems, *kind.Contains:
+		_, ok := c.unknowns.under(path)
+		return ok
+	}
+	return false
 }
 
 func (c *problemCollector) add(p *Problem) {
@@ -90,6 +113,9 @@ func (c *problemCollector) problems(e *jsonschema.ValidationError) []*Problem {
 	path, val, ok := c.instance(e.InstanceLocation)
 	if !ok {
 		path = nil
+	}
+	if c.unknowns != nil && c.dependsOnUnknown(e, path) {
+		return nil
 	}
 	if val == nil && ok && len(e.InstanceLocation) >= 0 {
 		switch e.ErrorKind.(type) {
@@ -128,15 +154,19 @@ func (c *problemCollector) problems(e *jsonschema.ValidationError) []*Problem {
 		return out
 	case *kind.AdditionalProperties:
 		var out []*Problem
+		var declared map[string]any
+		if n := schemaAtPath(c.d.tree, path); n != nil {
+			declared = schemaMap(n["properties"])
+		}
 		for _, name := range k.Properties {
 			out = append(out, &Problem{Document: c.doc, Path: path.Key(name), Kind: KindUndeclared, Rule: "additionalProperties",
-				Message: fmt.Sprintf("field %q is not declared in the schema", name)})
+				Message: fmt.Sprintf("field %q is not declared in the schema", name), Suggestion: closestName(name, declared)})
 		}
 		return out
 	case *kind.Type:
 		return []*Problem{c.problem(e, path, KindType, "type", fmt.Sprintf("must be %s, got %s", strings.Join(k.Want, " or "), k.Got))}
 	case *kind.Enum:
-		msg := k.LocalizedString(printer)
+		msg := enumMessage(k.Want)
 		if val == nil {
 			msg += ", got null"
 		}
@@ -150,7 +180,7 @@ func (c *problemCollector) problems(e *jsonschema.ValidationError) []*Problem {
 	if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
 		rule = kp[0]
 	}
-	out := []*Problem{c.problem(e, path, KindSchema, rule, e.ErrorKind.LocalizedString(printer))}
+	out := []*Problem{c.problem(e, path, KindSchema, rule, keywordMessage(e.ErrorKind, rule))}
 	for _, cause := range e.Causes {
 		out = append(out, c.problems(cause)...)
 	}
@@ -285,4 +315,147 @@ func schemaAtPath(tree map[string]any, p Path) map[string]any {
 		cur, _ = cur["additionalProperties"].(map[string]any)
 	}
 	return cur
+}
+
+// keywordMessage renders the failure of a schema keyword without the
+// instance value: the value may be a secret (sensitive settings), so only the
+// schema's side of the comparison is named. The texts of the validator
+// library are never used, since most of them print the value.
+func keywordMessage(ek jsonschema.ErrorKind, rule string) string {
+	switch k := ek.(type) {
+	case *kind.Format:
+		msg := "must be a valid " + k.Want
+		var reason formatReason
+		if errors.As(k.Err, &reason) {
+			msg += ": " + string(reason)
+		}
+		return msg
+	case *kind.Minimum:
+		return "must be at least " + ratString(k.Want)
+	case *kind.Maximum:
+		return "must be at most " + ratString(k.Want)
+	case *kind.ExclusiveMinimum:
+		return "must be greater than " + ratString(k.Want)
+	case *kind.ExclusiveMaximum:
+		return "must be less than " + ratString(k.Want)
+	case *kind.MultipleOf:
+		return "must be a multiple of " + ratString(k.Want)
+	case *kind.MinLength:
+		return plural(k.Want, "must be at least %d character long", "must be at least %d characters long")
+	case *kind.MaxLength:
+		return plural(k.Want, "must be at most %d character long", "must be at most %d characters long")
+	case *kind.MinItems:
+		return plural(k.Want, "must have at least %d item", "must have at least %d items")
+	case *kind.MaxItems:
+		return plural(k.Want, "must have at most %d item", "must have at most %d items")
+	case *kind.MinProperties:
+		return plural(k.Want, "must have at least %d property", "must have at least %d properties")
+	case *kind.MaxProperties:
+		return plural(k.Want, "must have at most %d property", "must have at most %d properties")
+	case *kind.UniqueItems:
+		return fmt.Sprintf("items must be unique (items %d and %d are equal)", k.Duplicates[0], k.Duplicates[1])
+	case *kind.AdditionalItems:
+		return plural(k.Count, "the last %d item is not allowed", "the last %d items are not allowed")
+	case *kind.Const:
+		return enumMessage([]any{k.Want})
+	case *kind.Dependency:
+		return fmt.Sprintf("requires %s when %q is set", quoteNames(k.Missing), k.Prop)
+	case *kind.DependentRequired:
+		return fmt.Sprintf("requires %s when %q is set", quoteNames(k.Missing), k.Prop)
+	case *kind.PropertyNames:
+		return fmt.Sprintf("property name %q is not allowed", k.Property)
+	}
+	return "does not satisfy the schema keyword " + rule
+}
+
+// enumMessage names the allowed values (schema values, never the instance's).
+func enumMessage(want []any) string {
+	parts := make([]string, 0, len(want))
+	for _, w := range want {
+		switch x := w.(type) {
+		case string:
+			parts = append(parts, strconv.Quote(x))
+		case map[string]any, []any:
+			return "must be one of the values the schema allows"
+		default:
+			if n, err := normalize(x); err == nil {
+				if s, ok := scalarString(n); ok {
+					parts = append(parts, s)
+					continue
+				}
+			}
+			parts = append(parts, "null")
+		}
+	}
+	if len(parts) == 1 {
+		return "must be " + parts[0]
+	}
+	return "must be one of " + strings.Join(parts, ", ")
+}
+
+func ratString(r *big.Rat) string {
+	if r == nil {
+		return "the schema's limit"
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf(one, n)
+	}
+	return fmt.Sprintf(many, n)
+}
+
+func quoteNames(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// closestName returns the key of declared nearest to name by Levenshtein
+// distance, when that distance is at most max(2, len(name)/3); ties go to
+// the alphabetically first key. "" when no key is that close.
+func closestName(name string, declared map[string]any) string {
+	limit := max(2, len([]rune(name))/3)
+	best, bestDist := "", limit+1
+	for k := range declared {
+		d := levenshtein(name, k)
+		if d < bestDist || (d == bestDist && k < best) {
+			best, bestDist = k, d
+		}
+	}
+	if bestDist > limit {
+		return ""
+	}
+	return best
+}
+
+// levenshtein is the edit distance (insertions, deletions, substitutions)
+// between a and b, by runes.
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }

@@ -1,0 +1,455 @@
+package engine
+
+import (
+	"sort"
+)
+
+// Partial evaluation: documents holding Unknown values (see api.go).
+//
+// Every walker of the pipeline sees Unknown{} as an opaque value and leaves
+// it alone (no default fills it, no grant replaces it, no comparison is made
+// with it). Which checks were not run is found here, from the paths of the
+// unknown values, by following the schema along each path and below it.
+// Documents without an Unknown never reach this file.
+
+// The words of Skipped.Check.
+const (
+	checkSchema       = "schema"
+	checkCEL          = "CEL rule"
+	checkGrant        = "grant"
+	checkImmutability = "immutability"
+	checkEnumSwitch   = "enum switch"
+)
+
+// unknownSet lists the paths of the Unknown values of one document, in
+// document order (keys sorted); nil when the document has none.
+type unknownSet []Path
+
+// findUnknowns returns the paths of every Unknown in v.
+func findUnknowns(v any) unknownSet {
+	var out unknownSet
+	var walk func(v any, p Path, depth int)
+	walk = func(v any, p Path, depth int) {
+		if depth > maxValueDepth {
+			return
+		}
+		switch x := v.(type) {
+		case Unknown:
+			out = append(out, append(Path(nil), p...))
+		case map[string]any:
+			for _, k := range sortedKeys(x) {
+				walk(x[k], append(p, Segment{Key: k}), depth+1)
+			}
+		case []any:
+			for i, e := range x {
+				walk(e, append(p, Segment{Index: i, IsIndex: true}), depth+1)
+			}
+		}
+	}
+	walk(v, make(Path, 0, 16), 0)
+	return out
+}
+
+func hasPrefix(p, prefix Path) bool {
+	if len(prefix) > len(p) {
+		return false
+	}
+	for i, s := range prefix {
+		if p[i] != s {
+			return false
+		}
+	}
+	return true
+}
+
+// under returns the first unknown at p or below it.
+func (u unknownSet) under(p Path) (Path, bool) {
+	for _, x := range u {
+		if hasPrefix(x, p) {
+			return x, true
+		}
+	}
+	return nil, false
+}
+
+// covering returns the unknown at p or at an ancestor of p.
+func (u unknownSet) covering(p Path) (Path, bool) {
+	for _, x := range u {
+		if hasPrefix(p, x) {
+			return x, true
+		}
+	}
+	return nil, false
+}
+
+// withoutUnknowns copies v with every Unknown replaced by null, the value
+// the schema validator is given in its place: null is checked only against
+// type/nullable and enum, and those problems are dropped (see
+// problemCollector.dependsOnUnknown); a key holding null is present.
+func withoutUnknowns(v any) any {
+	switch x := v.(type) {
+	case Unknown:
+		return nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = withoutUnknowns(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = withoutUnknowns(e)
+		}
+		return out
+	}
+	return v
+}
+
+// validatePartial is validateNormalized for a document whose Unknown values
+// are at unknowns: problems that depend on them are dropped and the schema
+// checks not run are appended to skipped.
+func (d *schemaDoc) validatePartial(doc Document, nv any, unknowns unknownSet, skipped *[]Skipped) []*Problem {
+	if len(unknowns) == 0 {
+		return d.validateNormalized(doc, nv)
+	}
+	if d == nil || d.compiled == nil {
+		return nil
+	}
+	*skipped = append(*skipped, schemaSkips(d.tree, doc, unknowns)...)
+	subst := withoutUnknowns(nv)
+	err := d.compiled.Validate(subst)
+	if err == nil {
+		return nil
+	}
+	c := &problemCollector{doc: doc, d: d, root: subst, unknowns: unknowns}
+	if ve, ok := asValidationError(err); ok {
+		c.collect(ve)
+	}
+	sortProblems(c.out)
+	return c.out
+}
+
+// Keywords of an object or array whose outcome depends on the values inside it.
+var valueDependentKeywords = []string{"anyOf", "enum", "not", "oneOf", "uniqueItems"}
+
+// Keywords that assert something of a value (annotations and extensions left out).
+var assertingKeywords = []string{
+	"additionalItems", "additionalProperties", "allOf", "anyOf", "dependencies", "enum", "format",
+	"items", "maxItems", "maxLength", "maxProperties", "maximum", "minItems", "minLength",
+	"minProperties", "minimum", "multipleOf", "not", "oneOf", "pattern", "patternProperties",
+	"properties", "required", "type", "uniqueItems",
+}
+
+// schemaSkips lists the schema keywords not checked because of unknowns:
+// those of each unknown value's own schema, and the value-dependent ones of
+// the schemas of the objects and arrays containing it.
+func schemaSkips(tree map[string]any, doc Document, unknowns unknownSet) []Skipped {
+	var out []Skipped
+	for _, u := range unknowns {
+		node := tree
+		for i := 0; i <= len(u) && node != nil; i++ {
+			here := u[:i]
+			kws := valueDependentKeywords
+			if i == len(u) {
+				kws = assertingKeywords
+			}
+			for _, kw := range kws {
+				if _, has := node[kw]; has {
+					out = append(out, Skipped{Document: doc, Path: append(Path(nil), here...), Check: checkSchema, Rule: kw, Unknown: u})
+				}
+			}
+			if i < len(u) {
+				node = stepSchema(node, u[i])
+			}
+		}
+	}
+	return out
+}
+
+// stepSchema returns the schema of one path segment below s.
+func stepSchema(s map[string]any, seg Segment) map[string]any {
+	if s == nil {
+		return nil
+	}
+	if seg.IsIndex {
+		return itemSchema(s, seg.Index)
+	}
+	return entrySchema(s, seg.Key)
+}
+
+// walkSchemaBelow calls fn for s and every schema below it through
+// properties (extending the path), and items and additionalProperties /
+// patternProperties (keeping the path: the element is not known).
+func walkSchemaBelow(s map[string]any, p Path, depth int, fn func(s map[string]any, p Path)) {
+	if s == nil || depth > 64 {
+		return
+	}
+	fn(s, p)
+	if props := schemaMap(s["properties"]); props != nil {
+		for _, k := range sortedKeys(props) {
+			walkSchemaBelow(schemaMap(props[k]), p.Key(k), depth+1, fn)
+		}
+	}
+	if it := schemaMap(s["items"]); it != nil {
+		walkSchemaBelow(it, p, depth+1, fn)
+	}
+	if ap := schemaMap(s["additionalProperties"]); ap != nil {
+		walkSchemaBelow(ap, p, depth+1, fn)
+	}
+	if pp := schemaMap(s["patternProperties"]); pp != nil {
+		for _, k := range sortedKeys(pp) {
+			walkSchemaBelow(schemaMap(pp[k]), p, depth+1, fn)
+		}
+	}
+}
+
+// grantSkips lists the grantable fields at or below an unknown value of the
+// settings whose catalog would inject a default or check the value.
+func grantSkips(tree map[string]any, unknowns unknownSet, cat Catalog) []Skipped {
+	var out []Skipped
+	for _, u := range unknowns {
+		node := tree
+		for _, seg := range u {
+			node = stepSchema(node, seg)
+		}
+		walkSchemaBelow(node, u, 0, func(s map[string]any, p Path) {
+			name, bound := s[extGrantable].(string)
+			if !bound || name == "" {
+				return
+			}
+			if c, ok := cat[name]; ok && c.Default != "" {
+				out = append(out, Skipped{Document: DocSettings, Path: p, Check: checkGrant, Rule: extGrantable, Unknown: u})
+			}
+		})
+	}
+	return out
+}
+
+// immutableSkips lists, on update, the immutable values not compared
+// because the new value (in doc settings) or the previous value (in doc
+// previous_settings) is unknown while the other side has a value.
+func immutableSkips(tree map[string]any, doc Document, unknowns unknownSet, other any) []Skipped {
+	var out []Skipped
+	for _, u := range unknowns {
+		node, frozen := tree, false
+		o := other
+		for _, seg := range u {
+			if b, ok := node[extImmutable].(bool); ok && b {
+				frozen = true
+			}
+			node = stepSchema(node, seg)
+			o = valueAt(o, seg)
+		}
+		if o == nil {
+			continue // the other side never had a value: nothing to compare
+		}
+		if frozen || containsImmutable(node, 0) {
+			out = append(out, Skipped{Document: doc, Path: u, Check: checkImmutability, Rule: extImmutable, Unknown: u})
+		}
+	}
+	return out
+}
+
+func valueAt(v any, seg Segment) any {
+	if seg.IsIndex {
+		if l, ok := v.([]any); ok && seg.Index < len(l) {
+			return l[seg.Index]
+		}
+		return nil
+	}
+	if m, ok := v.(map[string]any); ok {
+		return m[seg.Key]
+	}
+	return nil
+}
+
+// switchSkips lists, on update, the enum switches whose discriminator is
+// unknown or lies below an unknown value.
+func switchSkips(tree map[string]any, doc Document, unknowns unknownSet) []Skipped {
+	var out []Skipped
+	add := func(s map[string]any, p Path, u Path) {
+		branches, _ := s["oneOf"].([]any)
+		for _, b := range branches {
+			bs := schemaMap(b)
+			if len(parseSwitchItems(bs[extEnumSwitch])) == 0 {
+				continue
+			}
+			if key, _ := branchDiscriminator(bs); key != "" {
+				if d := p.Key(key); hasPrefix(d, u) {
+					out = append(out, Skipped{Document: doc, Path: d, Check: checkEnumSwitch, Rule: extEnumSwitch, Unknown: u})
+				}
+			}
+		}
+	}
+	for _, u := range unknowns {
+		node := tree
+		for i, seg := range u {
+			add(node, u[:i], u) // the discriminator of an ancestor may be the unknown
+			node = stepSchema(node, seg)
+		}
+		walkSchemaBelow(node, u, 0, func(s map[string]any, p Path) { add(s, p, u) })
+	}
+	return out
+}
+
+// skipRules lists every rule of n and below (of the pass's mode) as skipped
+// because of the unknown value u.
+func (n *ruleNode) skipRules(r *celRun, path Path, u Path, depth int) {
+	if n == nil || depth > maxValueDepth {
+		return
+	}
+	for _, rule := range n.rules {
+		if rule.usesOld == (r.mode == celWithOldSelf) {
+			r.skip(rule, path, u)
+		}
+	}
+	for _, k := range sortedKeys(n.props) {
+		n.props[k].skipRules(r, path.Key(k), u, depth+1)
+	}
+	n.items.skipRules(r, path, u, depth+1)
+	for _, t := range n.tuple {
+		t.skipRules(r, path, u, depth+1)
+	}
+	n.additional.skipRules(r, path, u, depth+1)
+	for _, pn := range n.patterns {
+		pn.node.skipRules(r, path, u, depth+1)
+	}
+	for _, b := range n.branches {
+		b.node.skipRules(r, path, u, depth+1)
+	}
+}
+
+// celPartial is the state of a pass of rules over documents holding
+// Unknown values: their paths in self (unknowns) and oldSelf (oldUnknowns),
+// and the rules skipped so far.
+type celPartial struct {
+	unknowns    unknownSet
+	oldUnknowns unknownSet
+	skipped     []Skipped
+}
+
+func (r *celRun) skip(rule *celRule, path Path, u Path) {
+	r.partial.skipped = append(r.partial.skipped, Skipped{Document: r.doc, Path: append(Path(nil), path...), Check: checkCEL, Rule: rule.expression, Unknown: append(Path(nil), u...)})
+}
+
+// unknownSelector reports the unknown enum discriminator that decides
+// whether a oneOf/anyOf branch applies to v, if any.
+func (b *branchNode) unknownSelector(v any, path Path) (Path, bool) {
+	m, ok := v.(map[string]any)
+	if !ok || b.always {
+		return nil, false
+	}
+	for _, k := range sortedKeys(b.enums) {
+		if _, unk := m[k].(Unknown); unk {
+			return path.Key(k), true
+		}
+	}
+	return nil, false
+}
+
+// skippedUnknown handles the partial pass of run at one node: it reports
+// true when the node and everything below were skipped (the value or the
+// old value is unknown), else it skips the rules of the node whose self or
+// oldSelf contains an unknown and returns the rules still to evaluate.
+func (r *celRun) skippedUnknown(n *ruleNode, v, old any, path Path) ([]*celRule, bool) {
+	_, vu := v.(Unknown)
+	_, ou := old.(Unknown)
+	if vu || ou {
+		n.skipRules(r, path, path, 0)
+		return nil, true
+	}
+	u, found := r.partial.unknowns.under(path)
+	if !found && r.mode == celWithOldSelf {
+		u, found = r.partial.oldUnknowns.under(path)
+	}
+	if !found {
+		return n.rules, false
+	}
+	for _, rule := range n.rules {
+		if rule.usesOld == (r.mode == celWithOldSelf) {
+			r.skip(rule, path, u)
+		}
+	}
+	return nil, false
+}
+
+// runRulesPartial is runRules over documents holding Unknown values (their
+// paths in unknowns for self, oldUnknowns for oldSelf); rules not run are
+// appended to skipped.
+func runRulesPartial(n *ruleNode, doc Document, mode celMode, self, old any, hasOld bool, schemaProblems []*Problem, unknowns, oldUnknowns unknownSet, skipped *[]Skipped) []*Problem {
+	r, cancel := newCELRun(doc, mode)
+	defer cancel()
+	if len(unknowns) > 0 || len(oldUnknowns) > 0 {
+		r.partial = &celPartial{unknowns: unknowns, oldUnknowns: oldUnknowns}
+	}
+	for _, p := range schemaProblems {
+		r.invalid = append(r.invalid, p.Path.String())
+	}
+	n.run(r, self, old, hasOld, make(Path, 0, 16), 0)
+	if r.partial != nil {
+		*skipped = append(*skipped, r.partial.skipped...)
+	}
+	return r.problems
+}
+
+// evaluateUnknownSettings fills res for settings that are unknown as a
+// whole: nothing can be checked or computed, every check is listed.
+func (p *Package) evaluateUnknownSettings(req Request, res *Result) {
+	root := unknownSet{Path{}}
+	res.Skipped = append(res.Skipped, schemaSkips(p.settings.tree, DocSettings, root)...)
+	if p.settings.rules != nil {
+		runRulesPartial(p.settings.rules, DocSettings, celWithoutOldSelf, Unknown{}, nil, false, nil, root, nil, &res.Skipped)
+	}
+	res.Skipped = append(res.Skipped, grantSkips(p.settings.tree, root, req.Catalog)...)
+	if req.HasPrevious {
+		if prev, err := normalize(req.Previous); err == nil {
+			if p.settings.rules != nil {
+				runRulesPartial(p.settings.rules, DocSettings, celWithOldSelf, Unknown{}, prev, true, nil, root, nil, &res.Skipped)
+			}
+			res.Skipped = append(res.Skipped, immutableSkips(p.settings.tree, DocSettings, root, prev)...)
+			res.Skipped = append(res.Skipped, switchSkips(p.settings.tree, DocSettings, root)...)
+		}
+	}
+	if req.HookValues != nil && p.values != nil {
+		res.Skipped = append(res.Skipped, schemaSkips(p.values.tree, DocHookValues, root)...)
+		if p.values.rules != nil {
+			runRulesPartial(p.values.rules, DocHookValues, celWithoutOldSelf, Unknown{}, nil, false, nil, root, nil, &res.Skipped)
+		}
+	}
+	sortSkipped(&res.Skipped)
+}
+
+// sortSkipped sorts by document, path, check, rule and unknown path and
+// drops duplicates of the same check (keeping the first unknown path).
+func sortSkipped(s *[]Skipped) {
+	list := *s
+	if len(list) == 0 {
+		return
+	}
+	sort.SliceStable(list, func(i, j int) bool {
+		a, b := list[i], list[j]
+		if a.Document != b.Document {
+			return a.Document < b.Document
+		}
+		if as, bs := a.Path.String(), b.Path.String(); as != bs {
+			return as < bs
+		}
+		if a.Check != b.Check {
+			return a.Check < b.Check
+		}
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		return a.Unknown.String() < b.Unknown.String()
+	})
+	out := list[:1]
+	for _, x := range list[1:] {
+		last := out[len(out)-1]
+		if x.Document == last.Document && x.Path.String() == last.Path.String() && x.Check == last.Check && x.Rule == last.Rule {
+			continue
+		}
+		out = append(out, x)
+	}
+	*s = out
+}
