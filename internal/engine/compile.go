@@ -88,7 +88,10 @@ func fragmentOf(u string) string {
 //     is dropped too (draft 4 would treat it as a base URI; OpenAPI has no id);
 //   - `nullable: true` adds "null" to the type;
 //   - null is removed from enum lists: a null value never matches an enum;
-//   - an empty `required` list is dropped (draft 4's meta-schema rejects it);
+//   - a name in `required` whose property declares a non-null default is
+//     dropped: go-openapi's object validator, which DP uses, counts such an
+//     absent property as present, because the default will create it; an
+//     empty `required` list is dropped (draft 4's meta-schema rejects it);
 //   - a format DP does not assert is dropped.
 //
 // Schema nodes keep their JSON pointers.
@@ -124,8 +127,12 @@ func dialectCopy(node map[string]any) map[string]any {
 			out["enum"] = kept
 		}
 	}
-	if r, ok := out["required"].([]any); ok && len(r) == 0 {
-		delete(out, "required")
+	if r, ok := out["required"].([]any); ok {
+		if kept := requiredWithoutDefaults(r, node); len(kept) > 0 {
+			out["required"] = kept
+		} else {
+			delete(out, "required")
+		}
 	}
 	if f, ok := out["format"].(string); ok {
 		if _, known := dpFormats[f]; !known {
@@ -164,4 +171,20 @@ func dialectCopy(node map[string]any) map[string]any {
 		}
 	}
 	return out
+}
+
+// requiredWithoutDefaults returns the names of required that node's
+// properties do not give a non-null default.
+func requiredWithoutDefaults(required []any, node map[string]any) []any {
+	props, _ := node["properties"].(map[string]any)
+	kept := make([]any, 0, len(required))
+	for _, r := range required {
+		if name, ok := r.(string); ok {
+			if ps, ok := props[name].(map[string]any); ok && ps["default"] != nil {
+				continue
+			}
+		}
+		kept = append(kept, r)
+	}
+	return kept
 }

@@ -47,8 +47,10 @@
 //
 // The order is a decision and follows DP, not kube-apiserver (which defaults
 // before validating): the raw settings are validated against the schema,
-// then checked by the CEL rules, both before defaults (a required field with
-// a default must still be given; a rule sees only what the user wrote); then
+// then checked by the CEL rules, both before defaults (a rule sees only what
+// the user wrote; but, as in DP's validator, go-openapi, an absent property
+// listed in required that declares a non-null default counts as present,
+// since the default will create it); then
 // the effective settings are built (schema defaults, project grant defaults,
 // user settings) and grants checked; then, on update, oldSelf rules,
 // immutability and enum switches; finally values (values.yaml defaults and

@@ -12,8 +12,9 @@ import (
 //     root, and nothing else is computed.
 //  2. The raw settings (before any default) are validated against the
 //     settings schema, then checked by every CEL rule that does not
-//     reference oldSelf. A required field that has a default must still be
-//     given; a CEL rule sees only what the user wrote.
+//     reference oldSelf. As in DP's validator (go-openapi), an absent
+//     required property that declares a non-null default counts as present;
+//     a CEL rule sees only what the user wrote.
 //  3. Effective settings = settings.yaml defaults → project grant defaults →
 //     user settings (sources 1-3), and grantable values the user gave are
 //     checked against the project's catalog.

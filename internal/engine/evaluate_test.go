@@ -116,19 +116,60 @@ func TestEvaluate_SettingsMustBeAnObject(t *testing.T) {
 	}
 }
 
-func TestValidation_RequiredWithDefaultMustBeGiven(t *testing.T) {
+// TestValidation_RequiredWithDefaultCountsAsPresent: as go-openapi's object
+// validator (DP's), an absent property listed in required that declares a
+// non-null default counts as present; without a default, with `default:
+// null`, or given as null it is still checked.
+func TestValidation_RequiredWithDefaultCountsAsPresent(t *testing.T) {
+	t.Parallel()
 	p := loadYAML(t, `
 type: object
-required: [mode]
+required: [mode, level, name]
 properties:
   mode: {type: string, default: auto}
+  level: {type: string, default: null}
+  name: {type: string}
+  vpa:
+    type: object
+    default: {}
+    required: [updateMode]
+    properties:
+      updateMode: {type: string, enum: [Auto, "Off"], default: Auto}
+  storage:
+    type: object
+    oneOf:
+      - required: [size]
+        properties:
+          size: {type: string, default: 1Gi}
+      - required: [url]
+    properties:
+      size: {type: string}
+      url: {type: string}
 `, "")
-	res := p.Evaluate(Request{Settings: map[string]any{}})
-	if len(res.Problems) != 1 || res.Problems[0].Kind != KindRequired || res.Problems[0].Path.String() != "mode" {
-		t.Fatalf("got %v", problemSummary(res.Problems))
+	cases := []struct {
+		name     string
+		settings string
+		want     []string
+	}{
+		{"absent with a default is present", `{level: x, name: n}`, nil},
+		{"absent with default null is missing", `{name: n}`, []string{"settings required level: required value is missing"}},
+		{"absent without a default is missing", `{level: x}`, []string{"settings required name: required value is missing"}},
+		{"given as null is checked against its type", `{mode: null, level: x, name: n}`, []string{"settings type mode: must be string, got null"}},
+		{"nested object with a default", `{level: x, name: n, vpa: {}}`, nil},
+		{"oneOf branch whose required property has a default", `{level: x, name: n, storage: {}}`, nil},
 	}
-	// The effective settings are still computed, with the default.
-	assertValue(t, res.Effective, `{mode: auto}`)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res := p.Evaluate(Request{Settings: yamlValue(t, tc.settings)})
+			if got := problemSummary(res.Problems); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+	// The effective settings carry the default that made the field present.
+	res := p.Evaluate(Request{Settings: yamlValue(t, `{level: x, name: n}`)})
+	assertValue(t, res.Effective, `{mode: auto, level: x, name: n, vpa: {updateMode: Auto}}`)
 }
 
 func TestCEL_RunsOnRawSettingsBeforeDefaults(t *testing.T) {
