@@ -191,7 +191,7 @@ const (
 
 // Finding is one result of the openapi rules of `d8 package verify`.
 type Finding struct {
-	Rule       string // bilingual, advanced, enum, extensions
+	Rule       string // bilingual, advanced, enum, extensions; syntax, keywords (what DP loads but probably is a mistake)
 	Severity   Severity
 	File       string // e.g. openapi/settings.yaml
 	SchemaPath string // JSON-pointer-like path inside the schema, e.g. /properties/storage

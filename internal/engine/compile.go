@@ -20,6 +20,7 @@ func compileSchema(file string, tree map[string]any) (*jsonschema.Schema, error)
 	c.DefaultDraft(jsonschema.Draft4)
 	c.AssertFormat()
 	registerFormats(c)
+	c.RegisterVocabulary(typeMismatchVocabulary)
 	// No schema may be fetched from outside: every $ref is inlined already.
 	c.UseLoader(noLoader{})
 	loc := schemaURL(file)
@@ -53,9 +54,7 @@ func compileError(file string, err error) error {
 	var sve *jsonschema.SchemaValidationError
 	var leaf *jsonschema.ValidationError
 	if errors.As(err, &sve) && errors.As(sve.Err, &leaf) {
-		for len(leaf.Causes) > 0 {
-			leaf = leaf.Causes[0]
-		}
+		leaf = deepestCause(leaf)
 		return &SchemaError{File: file, SchemaPath: pointerOf(leaf.InstanceLocation), Message: "invalid schema: " + leaf.ErrorKind.LocalizedString(printer)}
 	}
 	var ire *jsonschema.InvalidRegexError
@@ -63,6 +62,21 @@ func compileError(file string, err error) error {
 		return &SchemaError{File: file, SchemaPath: fragmentOf(ire.URL), Message: fmt.Sprintf("invalid regular expression %q: %v", ire.Regex, ire.Err)}
 	}
 	return &SchemaError{File: file, Message: "compiling the schema: " + err.Error()}
+}
+
+// deepestCause returns the leaf of a meta-schema error that lies deepest in
+// the schema. Where the meta-schema allows alternatives (additionalProperties
+// is a boolean or a schema, items a schema or a list), the first cause is
+// the alternative not taken ("want boolean") at the keyword itself, while
+// the real mistake is a keyword further down.
+func deepestCause(e *jsonschema.ValidationError) *jsonschema.ValidationError {
+	best := e
+	for _, c := range e.Causes {
+		if d := deepestCause(c); best == e || len(d.InstanceLocation) > len(best.InstanceLocation) {
+			best = d
+		}
+	}
+	return best
 }
 
 func pointerOf(tokens []string) string {

@@ -153,8 +153,9 @@ type buildInput struct {
 	values       []byte
 }
 
-// build runs the whole preparation: parse → $ref → x-extend → close →
-// extension checks → compile → CEL rules.
+// build runs the whole preparation: parse → publish → $ref → tolerate
+// (keyword values DP loads, see tolerate) → x-extend → close → extension
+// checks → compile → CEL rules.
 func build(in buildInput) (*Package, error) {
 	order := keyOrder{}
 	sRaw, err := parseSchemaRoot(in.settingsFile, in.settings, order)
@@ -169,6 +170,7 @@ func build(in buildInput) (*Package, error) {
 	if err != nil {
 		return nil, err
 	}
+	tolerate(in.settingsFile, sRes, order)
 	if p.settings, err = prepareDoc(in.settingsFile, sRes, order); err != nil {
 		return nil, err
 	}
@@ -186,6 +188,7 @@ func build(in buildInput) (*Package, error) {
 	if err != nil {
 		return nil, err
 	}
+	tolerate(in.valuesFile, vRes, order)
 	vExt, err := applyExtend(in.valuesFile, vRes, sRes, in.settingsName, order)
 	if err != nil {
 		return nil, err

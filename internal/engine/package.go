@@ -79,6 +79,10 @@ func (p *Package) PublishedSettings() []byte { return p.publishedSettings }
 func (p *Package) PublishedValues() []byte { return p.publishedValues }
 
 // Verify runs the openapi rules of `d8 package verify` on the package at fsys.
-// Findings are sorted by file, schema path and rule. The error is reserved
-// for a package whose openapi/ folder cannot be read at all.
+// It also reports, as warnings, what DP loads although it is probably a
+// mistake, and what the engine then evaluates as DP does: a duplicate key or
+// a key YAML 1.1 reads as a boolean (rule syntax), and a keyword value DP
+// ignores or reads otherwise, such as `type: bool` or `items: strings` (rule
+// keywords). Findings are sorted by file, schema path and rule. The error is
+// reserved for a package whose openapi/ folder cannot be read at all.
 func Verify(fsys fs.FS) ([]Finding, error) { return verify(fsys) }
