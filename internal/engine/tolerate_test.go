@@ -78,7 +78,7 @@ func TestLoad_KeywordValuesDPIgnoresLoadAndEvaluateAsDP(t *testing.T) {
 	}
 	p := loadSchemas(t, "type: object\nproperties:\n  f: {type: bool}\n", "")
 	ps := p.settings.validate(DocSettings, map[string]any{"f": true})
-	if len(ps) != 1 || ps[0].Message != "must be bool, got boolean" {
+	if len(ps) != 1 || !strings.Contains(ps[0].Message, "bool") {
 		t.Fatalf("message: %v", problemSummary(ps))
 	}
 }
