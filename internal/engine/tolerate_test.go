@@ -134,3 +134,26 @@ properties:
 		t.Fatalf("messages: %q", msgs)
 	}
 }
+
+// TestVerifyDir_LogShipperPackageLoadsWithWarnings: the log-shipper package
+// of testdata (shaped like a real DP package) loads, and VerifyDir shows
+// what DP tolerates in its values.yaml as warnings.
+func TestVerifyDir_LogShipperPackageLoadsWithWarnings(t *testing.T) {
+	t.Parallel()
+	dir := "testdata/packages/logshipper"
+	if _, err := LoadDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	fs, err := VerifyDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"syntax|warning|openapi/values.yaml|/properties/internal/properties",
+		"keywords|warning|openapi/values.yaml|/properties/internal/properties/enabled/type",
+		"keywords|warning|openapi/values.yaml|/properties/internal/properties/namespaces/items",
+	}
+	if got := findingLines(fs); !sameLines(got, want) {
+		t.Fatalf("got\n%v\nwant\n%v", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
