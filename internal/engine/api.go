@@ -58,6 +58,7 @@ const (
 	DocSettings         Document = "settings"
 	DocHookValues       Document = "hook_values"
 	DocPreviousSettings Document = "previous_settings"
+	DocValues           Document = "values" // a complete values document (ValidateValues)
 )
 
 // Segment is one step of a Path: an object key or an array index.
@@ -218,11 +219,17 @@ type Request struct {
 	// JSON data model: map[string]any, []any, string, bool, nil, and numbers
 	// as float64, int64, int or json.Number. nil means an empty object.
 	Settings any
-	// Previous are the effective settings last applied. When HasPrevious is
-	// true the evaluation is an update: oldSelf rules run, immutable fields
-	// are checked, enum switches are detected.
+	// Previous are the settings last applied: by default the effective
+	// settings (status.lastAppliedConfiguration). When HasPrevious is true
+	// the evaluation is an update: oldSelf rules run, immutable fields are
+	// checked, enum switches are detected.
 	Previous    any
 	HasPrevious bool
+	// PreviousIsRaw says Previous are raw user settings (the old
+	// spec.settings, DP's fallback when lastAppliedConfiguration is empty):
+	// the settings schema defaults are applied to them first, so both sides
+	// of the update checks are effective settings, as DP compares them.
+	PreviousIsRaw bool
 	// Catalog is the project's grant catalog (the engine does no I/O).
 	Catalog Catalog
 	// HookValues are values set by hooks (source 5), validated against the
@@ -287,7 +294,7 @@ const (
 
 // Finding is one result of the openapi rules of `d8 package verify`.
 type Finding struct {
-	Rule       string // bilingual, advanced, enum, extensions
+	Rule       string // bilingual, advanced, enum, extensions; syntax, keywords (what DP loads but probably is a mistake)
 	Severity   Severity
 	File       string // e.g. openapi/settings.yaml
 	SchemaPath string // JSON-pointer-like path inside the schema, e.g. /properties/storage

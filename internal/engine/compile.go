@@ -20,6 +20,7 @@ func compileSchema(file string, tree map[string]any) (*jsonschema.Schema, error)
 	c.DefaultDraft(jsonschema.Draft4)
 	c.AssertFormat()
 	registerFormats(c)
+	c.RegisterVocabulary(typeMismatchVocabulary)
 	// No schema may be fetched from outside: every $ref is inlined already.
 	c.UseLoader(noLoader{})
 	loc := schemaURL(file)
@@ -53,9 +54,7 @@ func compileError(file string, err error) error {
 	var sve *jsonschema.SchemaValidationError
 	var leaf *jsonschema.ValidationError
 	if errors.As(err, &sve) && errors.As(sve.Err, &leaf) {
-		for len(leaf.Causes) > 0 {
-			leaf = leaf.Causes[0]
-		}
+		leaf = deepestCause(leaf)
 		return &SchemaError{File: file, SchemaPath: pointerOf(leaf.InstanceLocation), Message: "invalid schema: " + leaf.ErrorKind.LocalizedString(printer)}
 	}
 	var ire *jsonschema.InvalidRegexError
@@ -63,6 +62,21 @@ func compileError(file string, err error) error {
 		return &SchemaError{File: file, SchemaPath: fragmentOf(ire.URL), Message: fmt.Sprintf("invalid regular expression %q: %v", ire.Regex, ire.Err)}
 	}
 	return &SchemaError{File: file, Message: "compiling the schema: " + err.Error()}
+}
+
+// deepestCause returns the leaf of a meta-schema error that lies deepest in
+// the schema. Where the meta-schema allows alternatives (additionalProperties
+// is a boolean or a schema, items a schema or a list), the first cause is
+// the alternative not taken ("want boolean") at the keyword itself, while
+// the real mistake is a keyword further down.
+func deepestCause(e *jsonschema.ValidationError) *jsonschema.ValidationError {
+	best := e
+	for _, c := range e.Causes {
+		if d := deepestCause(c); best == e || len(d.InstanceLocation) > len(best.InstanceLocation) {
+			best = d
+		}
+	}
+	return best
 }
 
 func pointerOf(tokens []string) string {
@@ -88,7 +102,10 @@ func fragmentOf(u string) string {
 //     is dropped too (draft 4 would treat it as a base URI; OpenAPI has no id);
 //   - `nullable: true` adds "null" to the type;
 //   - null is removed from enum lists: a null value never matches an enum;
-//   - an empty `required` list is dropped (draft 4's meta-schema rejects it);
+//   - a name in `required` whose property declares a non-null default is
+//     dropped: go-openapi's object validator, which DP uses, counts such an
+//     absent property as present, because the default will create it; an
+//     empty `required` list is dropped (draft 4's meta-schema rejects it);
 //   - a format DP does not assert is dropped.
 //
 // Schema nodes keep their JSON pointers.
@@ -124,8 +141,12 @@ func dialectCopy(node map[string]any) map[string]any {
 			out["enum"] = kept
 		}
 	}
-	if r, ok := out["required"].([]any); ok && len(r) == 0 {
-		delete(out, "required")
+	if r, ok := out["required"].([]any); ok {
+		if kept := requiredWithoutDefaults(r, node); len(kept) > 0 {
+			out["required"] = kept
+		} else {
+			delete(out, "required")
+		}
 	}
 	if f, ok := out["format"].(string); ok {
 		if _, known := dpFormats[f]; !known {
@@ -164,4 +185,20 @@ func dialectCopy(node map[string]any) map[string]any {
 		}
 	}
 	return out
+}
+
+// requiredWithoutDefaults returns the names of required that node's
+// properties do not give a non-null default.
+func requiredWithoutDefaults(required []any, node map[string]any) []any {
+	props, _ := node["properties"].(map[string]any)
+	kept := make([]any, 0, len(required))
+	for _, r := range required {
+		if name, ok := r.(string); ok {
+			if ps, ok := props[name].(map[string]any); ok && ps["default"] != nil {
+				continue
+			}
+		}
+		kept = append(kept, r)
+	}
+	return kept
 }

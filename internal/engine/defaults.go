@@ -4,6 +4,7 @@ package engine
 //
 //   - a property whose key is missing and whose schema has a default gets a
 //     deep copy of that default (and defaults nested in it are applied too);
+//     `default: null` is no default: nothing is injected;
 //   - a key present with null is kept as null;
 //   - nested defaults apply only where the parent object exists, so a parent
 //     needs its own `default: {}` for its children's defaults to appear;
@@ -45,9 +46,9 @@ func withDefaults(s map[string]any, v any, depth int) any {
 			if ps == nil {
 				continue
 			}
-			d, hasDefault := ps["default"]
-			if !hasDefault {
-				continue
+			d := ps["default"]
+			if d == nil {
+				continue // no default, or `default: null`, which DP treats as none
 			}
 			cur, present := out[k]
 			if present {

@@ -199,3 +199,57 @@ properties:
 `, `{byPrefix: {fixed: {}, x-a: {}, other: {}}, pair: [{}, {}, {}]}`)
 	assertValue(t, got, `{byPrefix: {fixed: {v: 0}, x-a: {v: 1}, other: {v: 2}}, pair: [{first: true}, {second: false}, {rest: r}]}`)
 }
+
+// TestDefaults_NullDefaultIsNoDefault: `default: null` injects nothing, in
+// the effective settings, in values.yaml defaults and in the form metadata.
+func TestDefaults_NullDefaultIsNoDefault(t *testing.T) {
+	t.Parallel()
+	p := loadYAML(t, `
+type: object
+properties:
+  target: {type: string, default: null}
+  backup:
+    type: object
+    default: {}
+    properties:
+      target: {type: string, default: null}
+      schedule: {type: string, default: "0 3 * * *"}
+`, `
+x-extend: {schema: settings.yaml}
+type: object
+properties:
+  internal:
+    type: object
+    default: {}
+    properties:
+      password: {type: string, default: null}
+`)
+	cases := []struct {
+		name     string
+		settings string
+		hook     string
+		want     string
+	}{
+		{"top level", `{}`, ``, `{backup: {schedule: "0 3 * * *"}, internal: {}}`},
+		{"a given value is kept", `{target: t}`, ``, `{target: t, backup: {schedule: "0 3 * * *"}, internal: {}}`},
+		{"hook values are not filled with null", `{}`, `{internal: {}}`, `{backup: {schedule: "0 3 * * *"}, internal: {}}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req := Request{Settings: yamlValue(t, tc.settings)}
+			if tc.hook != "" {
+				req.HookValues = yamlValue(t, tc.hook)
+			}
+			res := p.Evaluate(req)
+			if !res.OK() {
+				t.Fatalf("problems: %v", problemSummary(res.Problems))
+			}
+			assertValue(t, res.Values, tc.want)
+		})
+	}
+	for _, f := range p.Fields() {
+		if f.Path.String() == "target" && (f.HasDefault || f.Default != nil) {
+			t.Fatalf("field target reports a default: %+v", f)
+		}
+	}
+}

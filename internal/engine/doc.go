@@ -8,31 +8,51 @@
 //
 //  1. Load: openapi/settings.yaml, or openapi/config-values.yaml only when
 //     settings.yaml is absent; optional openapi/values.yaml; doc-ru-*.yaml
-//     play no part (only Verify reads them). YAML with anchors and `<<`
-//     merge keys; keys must be strings; numbers become int64 (integral) or
-//     float64; each file is limited to 1 MiB, nesting to maxDepth levels and
-//     alias expansion to maxAliasNodes nodes. Published schemas are JSON or
-//     YAML.
+//     play no part (only Verify reads them). LoadDir (and VerifyDir) read
+//     the folder through os.Root: a symbolic link that leads outside it is
+//     refused with an error naming the file. YAML is read as DP reads it
+//     (sigs.k8s.io/yaml on go-yaml v2, YAML 1.1): unquoted y/n, yes/no,
+//     on/off (and their Capitalized and UPPER forms) are booleans; a key
+//     that is a boolean or a number becomes its JSON text ("true", "1");
+//     a later duplicate key replaces the earlier one, `<<` merge keys apply
+//     in document order (the first mapping of a `<<` list wins); anchors
+//     and aliases work; numbers become int64 (integral) or float64; each
+//     file is limited to 1 MiB, nesting to maxDepth levels and alias
+//     expansion to maxAliasNodes nodes. Published schemas are JSON or YAML.
 //  2. $ref: local references (#/definitions/..., any #/ pointer) are inlined;
 //     keywords beside a $ref are laid over the target (so an x-deckhouse-*
 //     extension next to a $ref is kept). Cyclic, dangling and non-local
 //     references are errors.
-//  3. x-extend: a values schema with `x-extend: {schema: settings.yaml}` gets
-//     the settings schema actually used merged in (shallow root merge, values
-//     win; properties, patternProperties, definitions unioned; required a
-//     de-duplicated union; title/description fall back to the settings').
-//  4. Close: `additionalProperties: false` is added to every object schema
+//  3. Tolerate: keyword values that DP (go-openapi's spec types) loads are
+//     rewritten into what DP evaluates, so a package DP loads loads here: a
+//     standard keyword set to null is absent (`properties:` with nothing
+//     under it is no properties); `type: bool` (not a JSON Schema type)
+//     rejects every value as go-openapi does; `items: strings` is ignored;
+//     an additionalProperties that is neither a boolean nor a schema allows
+//     anything. Verify reports these, and duplicate keys, as warnings. What
+//     go-openapi refuses (`minimum: one`, `required: a`, `type: 5`) stays a
+//     load error.
+//  4. x-extend: a values schema with `x-extend: {schema: settings.yaml}` gets
+//     from the settings schema actually used only what DP merges: properties,
+//     patternProperties and definitions (unioned, values win per name), root
+//     x-* extensions (unioned, values win), required (a de-duplicated union)
+//     and title/description (the settings' when values has none). Other
+//     settings-root keywords (type, oneOf, anyOf, allOf, not, enum,
+//     minProperties, ...) do not reach the values schema.
+//  5. Close: `additionalProperties: false` is added to every object schema
 //     that does not set additionalProperties, through properties, items,
 //     additionalProperties/patternProperties sub-schemas and definitions,
 //     but not into oneOf/anyOf/allOf/not branches: a field declared only in
 //     a branch is rejected, branches only restrict combinations. (The public
 //     DP code is narrower; see the compatibility page.)
-//  5. Compile: JSON Schema draft 4 as in OpenAPI v3.0 with
+//  6. Compile: JSON Schema draft 4 as in OpenAPI v3.0 with
 //     santhosh-tekuri/jsonschema. `$schema` is ignored, `nullable: true`
 //     admits null, a null value is checked only against type/nullable and
 //     enum and never matches an enum, only DP's formats are asserted
-//     (duration in Go style such as 1h30m), other formats are ignored.
-//     Then the x-deckhouse-validations CEL rules are compiled once.
+//     (duration in Go style such as 1h30m), other formats are ignored. As
+//     in go-openapi's object validator, a name in `required` whose property
+//     declares a non-null default is satisfied when absent. Then the
+//     x-deckhouse-validations CEL rules are compiled once.
 //
 // Compiled packages are immutable, safe for concurrent use, and cached by a
 // hash of their input bytes: loading the same bytes twice returns the same
@@ -47,12 +67,19 @@
 //
 // The order is a decision and follows DP, not kube-apiserver (which defaults
 // before validating): the raw settings are validated against the schema,
-// then checked by the CEL rules, both before defaults (a required field with
-// a default must still be given; a rule sees only what the user wrote); then
-// the effective settings are built (schema defaults, project grant defaults,
-// user settings) and grants checked; then, on update, oldSelf rules,
-// immutability and enum switches; finally values (values.yaml defaults and
-// hook values, validated against the values schema).
+// then checked by the CEL rules, both before defaults (a rule sees only what
+// the user wrote; but, as in DP's validator, go-openapi, an absent property
+// listed in required that declares a non-null default counts as present,
+// since the default will create it); then the effective settings are built
+// (schema defaults, project grant defaults, user settings; `default: null`
+// is no default) and grants checked; then, on update, oldSelf rules,
+// immutability and enum switches, on effective settings on both sides (with
+// Request.PreviousIsRaw the previous document is raw settings and gets the
+// schema defaults first); finally values (values.yaml defaults and hook
+// values, validated against the values schema). Package.ValidateValues
+// checks a complete values document on its own, as DP does when a hook
+// changes values. A panic inside Evaluate or ValidateValues (a bug) becomes
+// one problem naming the package, never a crash.
 //
 // Problems carry the path of the offending value as segments, a stable Kind
 // and the keyword or rule violated, and are sorted. They never hold the

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"errors"
+	"fmt"
+	"runtime"
 	"sort"
 )
 
@@ -12,8 +14,9 @@ import (
 //     root, and nothing else is computed.
 //  2. The raw settings (before any default) are validated against the
 //     settings schema, then checked by every CEL rule that does not
-//     reference oldSelf. A required field that has a default must still be
-//     given; a CEL rule sees only what the user wrote.
+//     reference oldSelf. As in DP's validator (go-openapi), an absent
+//     required property that declares a non-null default counts as present;
+//     a CEL rule sees only what the user wrote.
 //  3. Effective settings = settings.yaml defaults → project grant defaults →
 //     user settings (sources 1-3), and grantable values the user gave are
 //     checked against the project's catalog.
@@ -27,12 +30,20 @@ import (
 //
 // Unknown values (see Unknown) make the evaluation partial: what depends on
 // them is skipped and listed in Result.Skipped, everything else is checked.
+// With PreviousIsRaw the previous settings get the settings schema defaults
+// before step 4, so both sides are effective settings.
 //
 // Problems are sorted by document, path, kind and message. Evaluate never
 // panics: inputs outside the JSON data model, or nested deeper than
-// maxValueDepth levels, become problems.
-func (p *Package) Evaluate(req Request) *Result {
-	res := &Result{}
+// maxValueDepth levels, become problems, and a panic inside (a bug) becomes
+// one problem naming the package.
+func (p *Package) Evaluate(req Request) (res *Result) {
+	res = &Result{}
+	defer func() {
+		if r := recover(); r != nil {
+			res = &Result{Problems: []*Problem{p.panicProblem(DocSettings, r)}}
+		}
+	}()
 	raw := req.Settings
 	if raw == nil {
 		raw = map[string]any{}
@@ -95,6 +106,9 @@ func (p *Package) Evaluate(req Request) *Result {
 		case !isMap:
 			res.Problems = append(res.Problems, &Problem{Document: DocPreviousSettings, Kind: KindType, Message: "previous settings must be an object", Rule: "type"})
 		default:
+			if req.PreviousIsRaw {
+				pm = effectiveWithDefaults(p.settings.tree, pm)
+			}
 			var prevUnknowns unknownSet
 			if prevPartial {
 				prevUnknowns = findUnknowns(pm)
@@ -153,6 +167,64 @@ func (p *Package) Evaluate(req Request) *Result {
 	sortProblems(res.Problems)
 	sortSkipped(&res.Skipped)
 	return res
+}
+
+// ValidateValues validates a complete values document (the .Values of the
+// package: effective settings, values.yaml defaults and hook values) against
+// the values schema as DP does when a hook changes values: the schema, then
+// every x-deckhouse-validations rule of values.yaml (and of the settings
+// root, through x-extend) that does not reference oldSelf. Nothing is
+// defaulted: the document is checked as given. Problems are sorted and
+// point into DocValues. Without a values schema DP checks nothing, and
+// neither does ValidateValues. A document that is not an object, or not in
+// the JSON data model, is one problem at the root; a panic (a bug) is one
+// problem naming the package, never a crash.
+func (p *Package) ValidateValues(values any) (problems []*Problem) {
+	defer func() {
+		if r := recover(); r != nil {
+			problems = []*Problem{p.panicProblem(DocValues, r)}
+		}
+	}()
+	if p.values == nil {
+		return nil
+	}
+	if values == nil {
+		values = map[string]any{}
+	}
+	nv, err := normalize(values)
+	if err != nil {
+		return []*Problem{documentProblem(DocValues, err, "values")}
+	}
+	m, ok := nv.(map[string]any)
+	if !ok {
+		return []*Problem{{Document: DocValues, Kind: KindType, Message: "values must be an object", Rule: "type"}}
+	}
+	problems = p.values.check(DocValues, m)
+	sortProblems(problems)
+	return problems
+}
+
+// check validates a normalized document against the schema, then runs the
+// CEL rules that do not reference oldSelf.
+func (d *schemaDoc) check(doc Document, v map[string]any) []*Problem {
+	ps := d.validateNormalized(doc, v)
+	if d.rules != nil {
+		ps = append(ps, runRules(d.rules, doc, celWithoutOldSelf, celView(v), nil, false, ps)...)
+	}
+	return ps
+}
+
+// panicProblem turns a panic (a bug, or a library failing on some input)
+// into one problem that names the package, so a caller never crashes. Only
+// a runtime error's text is kept: any other panic value could hold a value
+// of the document.
+func (p *Package) panicProblem(doc Document, r any) *Problem {
+	detail := fmt.Sprintf("%T", r)
+	if re, ok := r.(runtime.Error); ok {
+		detail = re.Error()
+	}
+	return &Problem{Document: doc, Kind: KindSchema, Rule: "internal",
+		Message: fmt.Sprintf("internal error while evaluating against %s: %s", p.describe(), detail)}
 }
 
 // runRules runs one pass of CEL rules over a document; schemaProblems are

@@ -36,6 +36,7 @@ type goldenSwitch struct {
 
 type goldenOptions struct {
 	AllowDestructiveSwitch bool `json:"allowDestructiveSwitch"`
+	PreviousIsRaw          bool `json:"previousIsRaw"`
 }
 
 type goldenCatalogEntry struct {
@@ -45,7 +46,8 @@ type goldenCatalogEntry struct {
 
 // TestGolden_PackageCases loads every package under testdata/packages and
 // evaluates each case under its cases/ folder: settings.json, and optionally
-// previous.json (an update), catalog.json, hook_values.json and options.json.
+// previous.json (an update), catalog.json, hook_values.json and options.json (allowDestructiveSwitch,
+// previousIsRaw).
 // want.json holds the expected problems (document, kind, path, message),
 // switches, and, for accepted cases, the effective settings and values.
 func TestGolden_PackageCases(t *testing.T) {
@@ -84,6 +86,7 @@ func runGoldenCase(t *testing.T, p *Package, dir string) {
 	var opts goldenOptions
 	readJSON(t, filepath.Join(dir, "options.json"), &opts)
 	req.AllowDestructiveSwitch = opts.AllowDestructiveSwitch
+	req.PreviousIsRaw = opts.PreviousIsRaw
 
 	res := p.Evaluate(req)
 	got := goldenWant{Problems: []goldenProblem{}}

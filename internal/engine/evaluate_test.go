@@ -116,19 +116,60 @@ func TestEvaluate_SettingsMustBeAnObject(t *testing.T) {
 	}
 }
 
-func TestValidation_RequiredWithDefaultMustBeGiven(t *testing.T) {
+// TestValidation_RequiredWithDefaultCountsAsPresent: as go-openapi's object
+// validator (DP's), an absent property listed in required that declares a
+// non-null default counts as present; without a default, with `default:
+// null`, or given as null it is still checked.
+func TestValidation_RequiredWithDefaultCountsAsPresent(t *testing.T) {
+	t.Parallel()
 	p := loadYAML(t, `
 type: object
-required: [mode]
+required: [mode, level, name]
 properties:
   mode: {type: string, default: auto}
+  level: {type: string, default: null}
+  name: {type: string}
+  vpa:
+    type: object
+    default: {}
+    required: [updateMode]
+    properties:
+      updateMode: {type: string, enum: [Auto, "Off"], default: Auto}
+  storage:
+    type: object
+    oneOf:
+      - required: [size]
+        properties:
+          size: {type: string, default: 1Gi}
+      - required: [url]
+    properties:
+      size: {type: string}
+      url: {type: string}
 `, "")
-	res := p.Evaluate(Request{Settings: map[string]any{}})
-	if len(res.Problems) != 1 || res.Problems[0].Kind != KindRequired || res.Problems[0].Path.String() != "mode" {
-		t.Fatalf("got %v", problemSummary(res.Problems))
+	cases := []struct {
+		name     string
+		settings string
+		want     []string
+	}{
+		{"absent with a default is present", `{level: x, name: n}`, nil},
+		{"absent with default null is missing", `{name: n}`, []string{"settings required level"}},
+		{"absent without a default is missing", `{level: x}`, []string{"settings required name"}},
+		{"given as null is checked against its type", `{mode: null, level: x, name: n}`, []string{"settings type mode"}},
+		{"nested object with a default", `{level: x, name: n, vpa: {}}`, nil},
+		{"oneOf branch whose required property has a default", `{level: x, name: n, storage: {}}`, nil},
 	}
-	// The effective settings are still computed, with the default.
-	assertValue(t, res.Effective, `{mode: auto}`)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res := p.Evaluate(Request{Settings: yamlValue(t, tc.settings)})
+			if got := kindSummary(res.Problems); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+	// The effective settings carry the default that made the field present.
+	res := p.Evaluate(Request{Settings: yamlValue(t, `{level: x, name: n}`)})
+	assertValue(t, res.Effective, `{mode: auto, level: x, name: n, vpa: {updateMode: Auto}}`)
 }
 
 func TestCEL_RunsOnRawSettingsBeforeDefaults(t *testing.T) {
@@ -325,4 +366,73 @@ func TestEvaluate_ValueOutsideTheJSONModelIsAProblem(t *testing.T) {
 	if kinds(res.Problems) != "settings/type/" || !strings.Contains(res.Problems[0].Message, "chan int") {
 		t.Fatalf("got %v", problemSummary(res.Problems))
 	}
+}
+
+// TestValidateValues_ChecksACompleteValuesDocumentAsAHookChangeIs: the whole
+// values document is checked against values.yaml (with x-extend) and its CEL
+// rules, without defaults, as DP checks values a hook changed.
+func TestValidateValues_ChecksACompleteValuesDocumentAsAHookChangeIs(t *testing.T) {
+	t.Parallel()
+	p := loadYAML(t, `
+type: object
+x-deckhouse-validations:
+  - expression: "!has(self.replicas) || self.replicas < 10"
+    message: "too many replicas"
+properties:
+  replicas: {type: integer, default: 1}
+`, `
+x-extend: {schema: settings.yaml}
+type: object
+properties:
+  internal:
+    type: object
+    default: {}
+    required: [password]
+    properties:
+      password: {type: string, minLength: 8}
+      port: {type: integer}
+    x-deckhouse-validations:
+      - expression: "!has(self.port) || self.port > 1024"
+        message: "port must be unprivileged"
+`)
+	cases := []struct {
+		name   string
+		values any
+		want   []string
+	}{
+		{"valid", yamlValue(t, `{replicas: 2, internal: {password: "12345678"}}`), nil},
+		{"nothing is defaulted", yamlValue(t, `{}`), nil},
+		{"required in values", yamlValue(t, `{internal: {}}`), []string{"values required internal.password"}},
+		{"schema keyword", yamlValue(t, `{internal: {password: short}}`), []string{"values schema internal.password"}},
+		{"undeclared field", yamlValue(t, `{internal: {password: "12345678"}, extra: 1}`), []string{"values undeclared extra"}},
+		{"values CEL rule", yamlValue(t, `{internal: {password: "12345678", port: 80}}`), []string{"values cel internal: port must be unprivileged"}},
+		{"settings root CEL rule through x-extend", yamlValue(t, `{replicas: 20}`), []string{"values cel : too many replicas"}},
+		{"not an object", []any{1}, []string{"values type "}},
+		{"nil is an empty object", nil, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := kindSummary(p.ValidateValues(tc.values))
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if ps := loadYAML(t, "type: object\n", "").ValidateValues(map[string]any{"any": 1}); ps != nil {
+		t.Fatalf("without values.yaml nothing is checked: %v", problemSummary(ps))
+	}
+}
+
+// kindSummary renders problems as "document kind path", plus the message
+// for CEL rules (the author's text): tests of rules, not of wording.
+func kindSummary(ps []*Problem) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = string(p.Document) + " " + string(p.Kind) + " " + p.Path.String()
+		if p.Kind == KindCEL {
+			out[i] += ": " + p.Message
+		}
+	}
+	return out
 }

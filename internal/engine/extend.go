@@ -1,15 +1,20 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // applyExtend merges the settings schema into a values schema that carries
-// `x-extend: {schema: settings.yaml}`: a shallow merge of the two roots in
-// which the values schema (the child) wins on a name clash; properties,
-// patternProperties and definitions are unioned (child wins per name);
-// required is the de-duplicated union (parent's first); title and
-// description fall back to the parent's; root extensions are unioned like
-// any other root key. Both inputs are $ref-resolved trees; neither is
-// modified. Without x-extend, values is returned as is.
+// `x-extend: {schema: settings.yaml}`, as DP's extend transformer does: only
+// properties, patternProperties and definitions (unioned, values win per
+// name), root extensions x-* (unioned, values win), required (the
+// de-duplicated union, settings' first) and title and description (the
+// settings' when the values schema has none) come from the settings root.
+// Every other keyword of the settings root (type, oneOf, anyOf, allOf, not,
+// enum, minProperties, ...) stays out of the values schema. Both inputs are
+// $ref-resolved trees; neither is modified. Without x-extend, values is
+// returned as is.
 func applyExtend(file string, values, settings map[string]any, settingsFile string, order keyOrder) (map[string]any, error) {
 	ext, ok := values["x-extend"]
 	if !ok {
@@ -32,25 +37,31 @@ func applyExtend(file string, values, settings map[string]any, settingsFile stri
 	_ = settingsFile // the settings schema actually used is the target, whatever its file name
 
 	out := make(map[string]any, len(values)+len(settings))
-	keys := append([]string(nil), order.keys(settings)...)
-	for k, v := range settings {
-		out[k] = v
-	}
+	var keys []string
 	for _, k := range order.keys(values) {
 		if k == "x-extend" {
 			continue
 		}
+		out[k] = values[k]
+		keys = append(keys, k)
+	}
+	take := func(k string, v any) {
 		if _, ok := out[k]; !ok {
 			keys = append(keys, k)
 		}
-		out[k] = values[k]
+		out[k] = v
+	}
+	for _, k := range order.keys(settings) {
+		if _, own := values[k]; !own && strings.HasPrefix(k, "x-") && k != "x-extend" {
+			take(k, settings[k]) // extensions: unioned, values win
+		}
 	}
 	for _, kw := range []string{"properties", "patternProperties", "definitions"} {
 		pm, pok := settings[kw].(map[string]any)
-		cm, cok := values[kw].(map[string]any)
-		if !pok || !cok {
+		if !pok {
 			continue
 		}
+		cm, _ := values[kw].(map[string]any)
 		u := make(map[string]any, len(pm)+len(cm))
 		uk := append([]string(nil), order.keys(pm)...)
 		for k, v := range pm {
@@ -63,20 +74,26 @@ func applyExtend(file string, values, settings map[string]any, settingsFile stri
 			u[k] = cm[k]
 		}
 		order.set(u, uk)
-		out[kw] = u
+		take(kw, u)
 	}
-	pr, pok := settings["required"].([]any)
-	cr, cok := values["required"].([]any)
-	if pok && cok {
+	if pr, ok := settings["required"].([]any); ok {
+		cr, _ := values["required"].([]any)
 		seen := map[any]bool{}
-		var u []any
+		u := []any{}
 		for _, r := range append(append([]any(nil), pr...), cr...) {
 			if !seen[r] {
 				seen[r] = true
 				u = append(u, r)
 			}
 		}
-		out["required"] = u
+		take("required", u)
+	}
+	for _, kw := range []string{"title", "description"} {
+		if v, _ := values[kw].(string); v == "" {
+			if pv, ok := settings[kw].(string); ok && pv != "" {
+				take(kw, pv)
+			}
+		}
 	}
 	order.set(out, keys)
 	return out, nil

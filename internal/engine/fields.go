@@ -69,7 +69,7 @@ func fieldOf(s map[string]any, path Path) Field {
 	f := Field{Path: path}
 	f.Type, _ = s["type"].(string)
 	f.Description, _ = s["description"].(string)
-	if d, ok := s["default"]; ok {
+	if d := s["default"]; d != nil { // `default: null` is no default
 		if c, err := normalize(d); err == nil {
 			f.Default, f.HasDefault = c, true
 		}

@@ -155,3 +155,53 @@ func TestImmutable_PathRendersIndexes(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+// TestImmutable_RawPreviousSettingsGetDefaultsFirst: with PreviousIsRaw the
+// previous document is the old spec.settings (DP's fallback when
+// lastAppliedConfiguration is empty) and gets the schema defaults before the
+// comparison, so both sides are effective settings (dp-reference §5).
+func TestImmutable_RawPreviousSettingsGetDefaultsFirst(t *testing.T) {
+	t.Parallel()
+	p := loadYAML(t, `
+type: object
+properties:
+  storageClass: {type: string, default: default, x-deckhouse-immutable: true}
+  db:
+    type: object
+    default: {}
+    properties:
+      engine: {type: string, default: pg, x-deckhouse-immutable: true}
+  mode:
+    type: string
+    default: A
+    x-deckhouse-validations:
+      - expression: "self == oldSelf || oldSelf != 'A'"
+        message: "mode A cannot be left"
+`, "")
+	cases := []struct {
+		name     string
+		settings string
+		previous string
+		raw      bool
+		want     []string
+	}{
+		{"omitted default field changed, raw previous", `{storageClass: fast}`, `{}`, true,
+			[]string{"settings immutable storageClass"}},
+		{"omitted nested default changed, raw previous", `{db: {engine: mysql}}`, `{}`, true,
+			[]string{"settings immutable db.engine"}},
+		{"same default on both sides, raw previous", `{}`, `{}`, true, nil},
+		{"given value equal to the default, raw previous", `{storageClass: default}`, `{}`, true, nil},
+		{"oldSelf sees the default, raw previous", `{mode: B}`, `{}`, true,
+			[]string{"settings cel mode: mode A cannot be left"}},
+		{"effective previous is taken as is: an unset field is free", `{storageClass: fast}`, `{}`, false, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res := p.Evaluate(Request{Settings: yamlValue(t, tc.settings), Previous: yamlValue(t, tc.previous), HasPrevious: true, PreviousIsRaw: tc.raw})
+			if got := kindSummary(res.Problems); fmt.Sprint(got) != fmt.Sprint(tc.want) && !(len(got) == 0 && len(tc.want) == 0) {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Schema file names inside a package.
@@ -28,28 +29,60 @@ type packageFiles struct {
 }
 
 func loadDir(dir string) (*Package, error) {
-	st, err := os.Stat(dir)
+	fsys, closeRoot, err := openPackageDir(dir)
 	if err != nil {
-		return nil, &SchemaError{File: dir, Message: "package directory cannot be read: " + errText(err)}
+		return nil, err
 	}
-	if !st.IsDir() {
-		return nil, &SchemaError{File: dir, Message: "package path is not a directory"}
-	}
-	od := filepath.Join(dir, openapiDir)
-	st, err = os.Stat(od)
+	defer closeRoot()
+	p, err := loadFS(fsys)
 	if err != nil {
-		return nil, &SchemaError{File: od, Message: "the package has no readable openapi/ directory: " + errText(err)}
+		return nil, err
 	}
-	if !st.IsDir() {
-		return nil, &SchemaError{File: od, Message: "openapi is not a directory"}
-	}
-	if _, err := os.ReadDir(od); err != nil {
-		return nil, &SchemaError{File: od, Message: "openapi/ directory cannot be read: " + errText(err)}
-	}
-	return loadFS(os.DirFS(dir))
+	named := *p // the compiled package is shared (cached); only the name differs
+	named.source = dir
+	return &named, nil
 }
 
+// openPackageDir opens a package folder for reading through os.Root, so no
+// file is read from outside the folder: a symbolic link that leads out of it
+// is refused with an error naming the file.
+func openPackageDir(dir string) (fs.FS, func(), error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, nil, &SchemaError{File: dir, Message: "package directory cannot be read: " + errText(err)}
+	}
+	if !st.IsDir() {
+		return nil, nil, &SchemaError{File: dir, Message: "package path is not a directory"}
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, &SchemaError{File: dir, Message: "package directory cannot be read: " + errText(err)}
+	}
+	fsys := root.FS()
+	od := filepath.Join(dir, openapiDir)
+	st, err = fs.Stat(fsys, openapiDir)
+	if err != nil {
+		root.Close()
+		return nil, nil, &SchemaError{File: od, Message: "the package has no readable openapi/ directory: " + errText(err)}
+	}
+	if !st.IsDir() {
+		root.Close()
+		return nil, nil, &SchemaError{File: od, Message: "openapi is not a directory"}
+	}
+	if _, err := fs.ReadDir(fsys, openapiDir); err != nil {
+		root.Close()
+		return nil, nil, &SchemaError{File: od, Message: "openapi/ directory cannot be read: " + errText(err)}
+	}
+	return fsys, func() { root.Close() }, nil
+}
+
+// errText is the reason of a file error without the operation and path
+// (the SchemaError names the file); a path that os.Root refuses because it
+// leads outside the package folder says so.
 func errText(err error) string {
+	if strings.Contains(err.Error(), "path escapes from parent") {
+		return "it is a symbolic link (or lies behind one) that leads outside the package folder; only files inside the folder are read"
+	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err.Error()
@@ -153,8 +186,9 @@ type buildInput struct {
 	values       []byte
 }
 
-// build runs the whole preparation: parse → $ref → x-extend → close →
-// extension checks → compile → CEL rules.
+// build runs the whole preparation: parse → publish → $ref → tolerate
+// (keyword values DP loads, see tolerate) → x-extend → close → extension
+// checks → compile → CEL rules.
 func build(in buildInput) (*Package, error) {
 	order := keyOrder{}
 	sRaw, err := parseSchemaRoot(in.settingsFile, in.settings, order)
@@ -169,6 +203,7 @@ func build(in buildInput) (*Package, error) {
 	if err != nil {
 		return nil, err
 	}
+	tolerate(in.settingsFile, sRes, order)
 	if p.settings, err = prepareDoc(in.settingsFile, sRes, order); err != nil {
 		return nil, err
 	}
@@ -186,6 +221,7 @@ func build(in buildInput) (*Package, error) {
 	if err != nil {
 		return nil, err
 	}
+	tolerate(in.valuesFile, vRes, order)
 	vExt, err := applyExtend(in.valuesFile, vRes, sRes, in.settingsName, order)
 	if err != nil {
 		return nil, err

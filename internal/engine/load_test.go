@@ -256,3 +256,51 @@ func TestExtend_WithoutXExtendValuesStandAlone(t *testing.T) {
 		t.Fatal("settings merged without x-extend")
 	}
 }
+
+// TestExtend_SettingsRootKeywordsOtherThanTheMergedOnesStayOut: x-extend
+// takes only properties, patternProperties, definitions, x-* extensions,
+// required, title and description from the settings root; a settings-root
+// oneOf, anyOf, not, enum, minProperties or type does not reach values.
+func TestExtend_SettingsRootKeywordsOtherThanTheMergedOnesStayOut(t *testing.T) {
+	t.Parallel()
+	const values = "x-extend: {schema: settings.yaml}\nproperties:\n  internal: {type: object, default: {}, additionalProperties: true}\n"
+	cases := []struct {
+		name, settingsRoot, keyword string
+	}{
+		{"oneOf", "oneOf: [{required: [a]}, {required: [b]}]", "oneOf"},
+		{"anyOf", "anyOf: [{required: [a]}]", "anyOf"},
+		{"allOf", "allOf: [{required: [a]}]", "allOf"},
+		{"not", "not: {required: [a, b]}", "not"},
+		{"minProperties", "minProperties: 1", "minProperties"},
+		{"maxProperties", "maxProperties: 1", "maxProperties"},
+		{"type", "type: object", "type"},
+		{"additionalProperties", "additionalProperties: true", "additionalProperties"},
+		{"default", "default: {a: x}", "default"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			settings := tc.settingsRoot + "\nproperties:\n  a: {type: string}\n  b: {type: string}\n"
+			p := loadSchemas(t, settings, values)
+			if tc.keyword != "additionalProperties" {
+				if _, ok := p.values.tree[tc.keyword]; ok {
+					t.Fatalf("%s of the settings root reached the values schema", tc.keyword)
+				}
+			} else if p.values.tree[tc.keyword] != false {
+				t.Fatalf("additionalProperties of the settings root reached the values schema: %v", p.values.tree[tc.keyword])
+			}
+			// Values holding both a and b (or neither) are valid values.
+			for _, doc := range []string{"a: x\nb: y\ninternal: {}", "internal: {k: 1}"} {
+				if got := renderProblems(p.values.validate(DocHookValues, yamlValue(t, doc))); len(got) != 0 {
+					t.Fatalf("values %q rejected: %v", doc, got)
+				}
+			}
+			// The settings themselves still obey the settings root.
+			if tc.keyword == "minProperties" || tc.keyword == "anyOf" || tc.keyword == "allOf" {
+				if got := check(t, p, "{}"); len(got) == 0 {
+					t.Fatalf("settings {} accepted under %s", tc.keyword)
+				}
+			}
+		})
+	}
+}

@@ -27,6 +27,7 @@ func (e *SchemaError) Error() string {
 
 // Package is a compiled DP package: immutable and safe for concurrent use.
 type Package struct {
+	source       string     // the folder given to LoadDir, "" otherwise (names the package in errors)
 	settingsFile string     // "settings.yaml", "config-values.yaml", or "" when loaded from published schemas
 	settings     *schemaDoc // never nil
 	values       *schemaDoc // nil when the package has no values schema
@@ -55,7 +56,11 @@ func (d *schemaDoc) keys(m map[string]any) []string { return d.order.keys(m) }
 // the same *Package.
 func LoadFS(fsys fs.FS) (*Package, error) { return loadFS(fsys) }
 
-// LoadDir is LoadFS(os.DirFS(dir)) with a clear error when dir/openapi is missing.
+// LoadDir loads the package in the folder dir like LoadFS, reading through
+// os.Root: nothing outside the folder is read, and a symbolic link that
+// leads out of it is an error naming the file. A missing dir or dir/openapi
+// is a clear error. The package names dir in its internal-error messages
+// (the compiled schemas are shared with other loads of the same contents).
 func LoadDir(dir string) (*Package, error) { return loadDir(dir) }
 
 // LoadPublished compiles a package from published schemas (the JSON, or YAML,
@@ -79,6 +84,34 @@ func (p *Package) PublishedSettings() []byte { return p.publishedSettings }
 func (p *Package) PublishedValues() []byte { return p.publishedValues }
 
 // Verify runs the openapi rules of `d8 package verify` on the package at fsys.
-// Findings are sorted by file, schema path and rule. The error is reserved
-// for a package whose openapi/ folder cannot be read at all.
+// It also reports, as warnings, what DP loads although it is probably a
+// mistake, and what the engine then evaluates as DP does: a duplicate key or
+// a key YAML 1.1 reads as a boolean (rule syntax), and a keyword value DP
+// ignores or reads otherwise, such as `type: bool` or `items: strings` (rule
+// keywords). Findings are sorted by file, schema path and rule. The error is
+// reserved for a package whose openapi/ folder cannot be read at all.
 func Verify(fsys fs.FS) ([]Finding, error) { return verify(fsys) }
+
+// VerifyDir is Verify on the package in the folder dir, read through
+// os.Root as LoadDir reads it: nothing outside the folder is read, and a
+// schema file that is a symbolic link leading out of it is an error finding
+// naming the file.
+func VerifyDir(dir string) ([]Finding, error) {
+	fsys, closeRoot, err := openPackageDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer closeRoot()
+	return verify(fsys)
+}
+
+// describe names the package in messages.
+func (p *Package) describe() string {
+	switch {
+	case p.source != "":
+		return "the package at " + p.source
+	case p.settingsFile != "":
+		return "the package with openapi/" + p.settingsFile
+	}
+	return "the package of the published schemas"
+}

@@ -119,7 +119,7 @@ func (c *problemCollector) problems(e *jsonschema.ValidationError) []*Problem {
 	}
 	if val == nil && ok && len(e.InstanceLocation) >= 0 {
 		switch e.ErrorKind.(type) {
-		case *kind.Type, *kind.Enum, *kind.Schema, *kind.Group, *kind.Reference:
+		case *kind.Type, *kind.Enum, *kind.Schema, *kind.Group, *kind.Reference, *typeMismatchKind:
 		default:
 			// A null value is checked only against type/nullable and enum.
 			return nil
@@ -165,6 +165,8 @@ func (c *problemCollector) problems(e *jsonschema.ValidationError) []*Problem {
 		return out
 	case *kind.Type:
 		return []*Problem{c.problem(e, path, KindType, "type", fmt.Sprintf("must be %s, got %s", strings.Join(k.Want, " or "), k.Got))}
+	case *typeMismatchKind:
+		return []*Problem{c.problem(e, path, KindType, "type", k.LocalizedString(printer))}
 	case *kind.Enum:
 		msg := enumMessage(k.Want)
 		if val == nil {

@@ -38,7 +38,7 @@ properties:
       '^x':
         type: object
         properties:
-          y: {type: string}
+          w: {type: string}
 `, "")
 	cases := []struct {
 		doc  string
@@ -49,7 +49,7 @@ properties:
 		{"typeless: {b: 1}", []string{"typeless.b|undeclared|additionalProperties"}},
 		{"list: [{name: a}, {name: b, extra: 1}]", []string{"list[1].extra|undeclared|additionalProperties"}},
 		{"byName: {web: {port: 80, host: x}}", []string{"byName.web.host|undeclared|additionalProperties"}},
-		{"patterned: {x1: {y: a, z: b}}", []string{"patterned.x1.z|undeclared|additionalProperties"}},
+		{"patterned: {x1: {w: a, z: b}}", []string{"patterned.x1.z|undeclared|additionalProperties"}},
 		{"unknown: 1", []string{"unknown|undeclared|additionalProperties"}},
 	}
 	for _, tc := range cases {
@@ -412,14 +412,14 @@ properties:
 
 func TestValidate_NumbersOfAnyGoTypeAreNormalised(t *testing.T) {
 	t.Parallel()
-	p := loadSchemas(t, "type: object\nproperties:\n  n: {type: integer, maximum: 10}\n", "")
+	p := loadSchemas(t, "type: object\nproperties:\n  num: {type: integer, maximum: 10}\n", "")
 	for _, v := range []any{int(3), int64(3), float64(3), json.Number("3"), uint8(3)} {
-		if ps := p.settings.validate(DocSettings, map[string]any{"n": v}); len(ps) != 0 {
+		if ps := p.settings.validate(DocSettings, map[string]any{"num": v}); len(ps) != 0 {
 			t.Errorf("%T: %v", v, ps)
 		}
 	}
 	for _, v := range []any{int(11), float64(3.5), json.Number("11")} {
-		if ps := p.settings.validate(DocSettings, map[string]any{"n": v}); len(ps) != 1 {
+		if ps := p.settings.validate(DocSettings, map[string]any{"num": v}); len(ps) != 1 {
 			t.Errorf("%T %v: %v", v, v, ps)
 		}
 	}

@@ -14,7 +14,8 @@ const (
 	ruleAdvanced   = "advanced"
 	ruleEnum       = "enum"
 	ruleExtensions = "extensions"
-	ruleSyntax     = "syntax" // a schema file that cannot be parsed at all
+	ruleSyntax     = "syntax"   // a schema file that cannot be parsed (error), or YAML DP reads other than it looks (warning)
+	ruleKeywords   = "keywords" // a keyword value DP loads but ignores or reads otherwise (warning)
 )
 
 // reCamelCase matches enum values DP accepts as CamelCase: a capital letter
@@ -72,10 +73,20 @@ func verify(fsys fs.FS) ([]Finding, error) {
 			continue
 		}
 		order := keyOrder{}
-		root, err := parseSchemaRoot(openapiDir+"/"+n, data, order)
+		doc, yamlNotes, err := parseDocumentNotes(openapiDir+"/"+n, data, order)
+		root, isMap := doc.(map[string]any)
+		if err == nil && !isMap {
+			err = &SchemaError{File: openapiDir + "/" + n, Message: "the schema must be an object (a YAML mapping), got " + jsonTypeName(doc)}
+		}
 		if err != nil {
 			add(ruleSyntax, SeverityError, n, "", err.Error())
 			continue
+		}
+		for _, nt := range yamlNotes {
+			add(ruleSyntax, SeverityWarning, n, nt.SchemaPath, nt.Message)
+		}
+		for _, nt := range tolerate(openapiDir+"/"+n, root, order) {
+			add(ruleKeywords, SeverityWarning, n, nt.SchemaPath, nt.Message)
 		}
 		v := &verifier{file: n, order: order, add: add}
 		v.node(root, "", 0, true)

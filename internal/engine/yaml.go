@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -77,32 +78,58 @@ func (o keyOrder) copyTo(from, to map[string]any) {
 
 // parseDocument decodes a schema file (YAML or JSON, which is YAML) into the
 // JSON data model: map[string]any, []any, string, bool, int64, float64, nil.
-// Anchors, aliases and `<<` merge keys are supported; non-string keys, too
-// deep nesting, alias bombs and files over 1 MiB are errors naming the file.
+//
+// It reads YAML as DP does (sigs.k8s.io/yaml on go-yaml v2, YAML 1.1):
+//   - the unquoted, untagged words y, Y, yes, Yes, YES, on, On, ON, true,
+//     True, TRUE are true, and n, N, no, No, NO, off, Off, OFF, false, False,
+//     FALSE are false;
+//   - a key that is a boolean or a number becomes its JSON text ("true",
+//     "1"), as sigs.k8s.io/yaml turns it when converting to JSON;
+//   - a mapping is read in document order and a later entry replaces an
+//     earlier one of the same key, also when the earlier or later entry
+//     comes from a `<<` merge key; among the mappings of one `<<: [...]`
+//     list the first wins; a duplicate key is allowed (a note, see
+//     parseDocumentNotes);
+//   - !!binary scalars are decoded from base64.
+//
+// Anchors and aliases are supported; null and complex keys, too deep
+// nesting, alias bombs and files over 1 MiB are errors naming the file.
 func parseDocument(file string, data []byte, order keyOrder) (any, error) {
+	v, _, err := parseDocumentNotes(file, data, order)
+	return v, err
+}
+
+// parseDocumentNotes is parseDocument that also returns what DP accepts but
+// the author probably did not mean (a duplicate key, a key read as a
+// boolean), each as a *SchemaError naming the place; Verify reports them.
+func parseDocumentNotes(file string, data []byte, order keyOrder) (any, []*SchemaError, error) {
 	if len(data) > maxFileSize {
-		return nil, &SchemaError{File: file, Message: fmt.Sprintf("file is %d bytes, larger than the limit of %d bytes (1 MiB)", len(data), maxFileSize)}
+		return nil, nil, &SchemaError{File: file, Message: fmt.Sprintf("file is %d bytes, larger than the limit of %d bytes (1 MiB)", len(data), maxFileSize)}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var root yaml.Node
 	if err := dec.Decode(&root); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, &SchemaError{File: file, Message: "file is empty"}
+			return nil, nil, &SchemaError{File: file, Message: "file is empty"}
 		}
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		if strings.Contains(msg, "exceeded max depth") {
-			return nil, &SchemaError{File: file, Message: "nesting deeper than the YAML parser's limit: " + msg}
+			return nil, nil, &SchemaError{File: file, Message: "nesting deeper than the YAML parser's limit: " + msg}
 		}
-		return nil, &SchemaError{File: file, Message: "malformed YAML: " + msg}
+		return nil, nil, &SchemaError{File: file, Message: "malformed YAML: " + msg}
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
-		return nil, &SchemaError{File: file, Message: "file holds more than one YAML document"}
+		return nil, nil, &SchemaError{File: file, Message: "file holds more than one YAML document"}
 	} else if !errors.Is(err, io.EOF) {
-		return nil, &SchemaError{File: file, Message: "malformed YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+		return nil, nil, &SchemaError{File: file, Message: "malformed YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
 	}
 	c := &yamlConv{file: file, order: order}
-	return c.convert(&root, "", 0)
+	v, err := c.convert(&root, "", 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, c.notes, nil
 }
 
 type yamlConv struct {
@@ -111,6 +138,20 @@ type yamlConv struct {
 	nodes int // nodes produced by alias expansion
 	// active anchors being expanded, to reject recursive aliases
 	active map[*yaml.Node]bool
+	notes  []*SchemaError
+	noted  map[string]bool // notes already taken (aliases convert a node again)
+}
+
+func (c *yamlConv) note(path string, line, col int, format string, args ...any) {
+	key := strconv.Itoa(line) + ":" + strconv.Itoa(col)
+	if c.noted[key] {
+		return
+	}
+	if c.noted == nil {
+		c.noted = map[string]bool{}
+	}
+	c.noted[key] = true
+	c.notes = append(c.notes, &SchemaError{File: c.file, SchemaPath: path, Message: fmt.Sprintf(format, args...)})
 }
 
 func (c *yamlConv) errf(path, format string, args ...any) error {
@@ -162,51 +203,51 @@ func (c *yamlConv) convert(n *yaml.Node, path string, depth int) (any, error) {
 func (c *yamlConv) mapping(n *yaml.Node, path string, depth int) (any, error) {
 	out := make(map[string]any, len(n.Content)/2)
 	var keys []string
-	explicit := map[string]bool{}
-	var merges []*yaml.Node
+	set := func(k string, v any) {
+		if _, ok := out[k]; !ok {
+			keys = append(keys, k)
+		}
+		out[k] = v
+	}
+	explicitLine := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn, vn := n.Content[i], n.Content[i+1]
 		if kn.Kind == yaml.ScalarNode && kn.Tag == "!!merge" {
-			merges = append(merges, vn)
+			// go-yaml v2: the merged keys replace the ones set so far; of a
+			// list of mappings the first wins (applied last).
+			srcs := []*yaml.Node{vn}
+			if resolveAlias(vn).Kind == yaml.SequenceNode {
+				srcs = resolveAlias(vn).Content
+			}
+			for j := len(srcs) - 1; j >= 0; j-- {
+				v, err := c.convert(srcs[j], path, depth)
+				if err != nil {
+					return nil, err
+				}
+				mm, ok := v.(map[string]any)
+				if !ok {
+					return nil, c.errf(path, "merge key << at line %d needs a mapping or a list of mappings", vn.Line)
+				}
+				for _, k := range c.order.keys(mm) {
+					set(k, mm[k])
+				}
+			}
 			continue
 		}
 		k, err := c.key(kn, path)
 		if err != nil {
 			return nil, err
 		}
-		if explicit[k] {
-			return nil, c.errf(path, "duplicate key %q at line %d", k, kn.Line)
+		if first, dup := explicitLine[k]; dup {
+			c.note(path, kn.Line, kn.Column, "duplicate key %q at line %d (first at line %d): DP reads the file with go-yaml v2, which keeps the last value", k, kn.Line, first)
+		} else {
+			explicitLine[k] = kn.Line
 		}
 		v, err := c.convert(vn, path+"/"+escapePointer(k), depth+1)
 		if err != nil {
 			return nil, err
 		}
-		explicit[k] = true
-		out[k] = v
-		keys = append(keys, k)
-	}
-	// Merge keys: explicit keys win; among merged mappings the first wins.
-	for _, m := range merges {
-		srcs := []*yaml.Node{m}
-		if resolveAlias(m).Kind == yaml.SequenceNode {
-			srcs = resolveAlias(m).Content
-		}
-		for _, s := range srcs {
-			v, err := c.convert(s, path, depth)
-			if err != nil {
-				return nil, err
-			}
-			mm, ok := v.(map[string]any)
-			if !ok {
-				return nil, c.errf(path, "merge key << at line %d needs a mapping or a list of mappings", m.Line)
-			}
-			for _, k := range c.order.keys(mm) {
-				if _, ok := out[k]; !ok {
-					out[k] = mm[k]
-					keys = append(keys, k)
-				}
-			}
-		}
+		set(k, v)
 	}
 	c.order.set(out, keys)
 	return out, nil
@@ -219,25 +260,63 @@ func resolveAlias(n *yaml.Node) *yaml.Node {
 	return n
 }
 
+// key returns a mapping key as DP sees it: a string as is; a boolean or a
+// number (YAML 1.1) as its JSON text, as sigs.k8s.io/yaml converts it, with
+// a note when that text differs from what the file says.
 func (c *yamlConv) key(kn *yaml.Node, path string) (string, error) {
 	kn = resolveAlias(kn)
 	if kn.Kind != yaml.ScalarNode {
 		return "", c.errf(path, "mapping key at line %d is not a string", kn.Line)
 	}
-	switch kn.Tag {
-	case "!!str", "":
-		return kn.Value, nil
+	v, err := c.scalar(kn, path)
+	if err != nil {
+		return "", err
 	}
-	return "", c.errf(path, "mapping key %q at line %d is not a string (YAML type %s); quote it", kn.Value, kn.Line, strings.TrimPrefix(kn.Tag, "!!"))
+	var k string
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case bool:
+		k = strconv.FormatBool(x)
+	case int64:
+		k = strconv.FormatInt(x, 10)
+	case float64:
+		k = strconv.FormatFloat(x, 'g', -1, 64)
+	default:
+		return "", c.errf(path, "mapping key %q at line %d is not a string (YAML type %s); quote it", kn.Value, kn.Line, strings.TrimPrefix(kn.Tag, "!!"))
+	}
+	if k != kn.Value {
+		c.note(path, kn.Line, kn.Column, "mapping key %s at line %d is read by DP (YAML 1.1) as %q; quote it if %q is meant", kn.Value, kn.Line, k, kn.Value)
+	}
+	return k, nil
+}
+
+// yaml11Bools are the booleans of YAML 1.1 as go-yaml v2 resolves them.
+var yaml11Bools = map[string]bool{
+	"y": true, "Y": true, "yes": true, "Yes": true, "YES": true,
+	"on": true, "On": true, "ON": true, "true": true, "True": true, "TRUE": true,
+	"n": false, "N": false, "no": false, "No": false, "NO": false,
+	"off": false, "Off": false, "OFF": false, "false": false, "False": false, "FALSE": false,
+}
+
+// plainStyle reports whether a scalar was written without quotes, block
+// style or an explicit tag, so YAML resolves its type from its text.
+func plainStyle(n *yaml.Node) bool {
+	return n.Style&(yaml.TaggedStyle|yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0
 }
 
 func (c *yamlConv) scalar(n *yaml.Node, path string) (any, error) {
+	if n.Tag == "!!str" && plainStyle(n) {
+		if b, ok := yaml11Bools[n.Value]; ok {
+			return b, nil
+		}
+	}
 	switch n.Tag {
 	case "!!null":
 		return nil, nil
 	case "!!bool":
-		var b bool
-		if err := n.Decode(&b); err != nil {
+		b, ok := yaml11Bools[n.Value]
+		if !ok {
 			return nil, c.errf(path, "invalid boolean %q at line %d", n.Value, n.Line)
 		}
 		return b, nil
@@ -260,7 +339,13 @@ func (c *yamlConv) scalar(n *yaml.Node, path string) (any, error) {
 			return nil, c.errf(path, "number %q at line %d is not finite", n.Value, n.Line)
 		}
 		return f, nil
-	case "!!str", "!!timestamp", "!!binary", "":
+	case "!!binary":
+		b, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(n.Value), ""))
+		if err != nil {
+			return nil, c.errf(path, "invalid !!binary value at line %d: %v", n.Line, err)
+		}
+		return string(b), nil
+	case "!!str", "!!timestamp", "":
 		return n.Value, nil
 	}
 	return nil, c.errf(path, "unsupported YAML tag %s at line %d", n.Tag, n.Line)

@@ -12,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 )
 
 // fromDynamic converts a Terraform dynamic value into the JSON data model
@@ -24,6 +26,16 @@ func fromDynamic(v types.Dynamic) (val any, known bool, err error) {
 	return val, c.known, err
 }
 
+// fromDynamicPartial converts a Terraform dynamic value into the JSON data
+// model with every unknown part (a leaf or a whole subtree) as
+// engine.Unknown{}, for a partial evaluation at plan. known is false when
+// anything was unknown.
+func fromDynamicPartial(v types.Dynamic) (val any, known bool, err error) {
+	c := converter{known: true, unknown: engine.Unknown{}}
+	val, err = c.value(v)
+	return val, c.known, err
+}
+
 // fromAttrValue converts any framework value (unknown parts become nil).
 func fromAttrValue(v attr.Value) (any, error) {
 	c := converter{known: true}
@@ -31,7 +43,8 @@ func fromAttrValue(v attr.Value) (any, error) {
 }
 
 type converter struct {
-	known bool
+	known   bool
+	unknown any // what an unknown part becomes (nil by default)
 }
 
 func (c *converter) value(v attr.Value) (any, error) {
@@ -40,7 +53,7 @@ func (c *converter) value(v attr.Value) (any, error) {
 	}
 	if v.IsUnknown() {
 		c.known = false
-		return nil, nil
+		return c.unknown, nil
 	}
 	if v.IsNull() {
 		return nil, nil
@@ -49,7 +62,7 @@ func (c *converter) value(v attr.Value) (any, error) {
 	case basetypes.DynamicValue:
 		if x.IsUnderlyingValueUnknown() {
 			c.known = false
-			return nil, nil
+			return c.unknown, nil
 		}
 		if x.IsUnderlyingValueNull() {
 			return nil, nil
@@ -143,6 +156,8 @@ func toAttr(v any) attr.Value {
 	switch x := v.(type) {
 	case nil:
 		return types.DynamicNull()
+	case engine.Unknown:
+		return types.DynamicUnknown()
 	case string:
 		return types.StringValue(x)
 	case bool:
@@ -208,7 +223,7 @@ func toAttr(v any) attr.Value {
 }
 
 func attrTypeOf(a attr.Value) attr.Type {
-	if d, ok := a.(basetypes.DynamicValue); ok && d.IsNull() {
+	if d, ok := a.(basetypes.DynamicValue); ok && (d.IsNull() || d.IsUnknown()) {
 		return types.DynamicType
 	}
 	return a.Type(context.Background())

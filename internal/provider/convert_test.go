@@ -9,6 +9,10 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 )
 
 func TestUnitConvert_RoundTrip(t *testing.T) {
@@ -147,5 +151,29 @@ func TestUnitConvert_JSONHelpers(t *testing.T) {
 	}
 	if _, err := decodeJSON([]byte(`{`)); err == nil {
 		t.Fatal("broken JSON accepted")
+	}
+}
+
+// An effective settings document with unknown leaves converts to a dynamic
+// value whose unknown parts stay unknown, and encodes for the protocol.
+func TestToDynamic_UnknownLeavesStayUnknown(t *testing.T) {
+	ctx := context.Background()
+	d := toDynamic(map[string]any{"host": engine.Unknown{}, "replicas": int64(2), "auth": map[string]any{"password": engine.Unknown{}}})
+	v, err := d.ToTerraformValue(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.IsFullyKnown() || !v.IsKnown() {
+		t.Fatalf("want a known object with unknown parts, got %v", v)
+	}
+	if _, err := tfprotov6.NewDynamicValue(tftypes.DynamicPseudoType, v); err != nil {
+		t.Fatalf("encoding: %v", err)
+	}
+	back, known, err := fromDynamicPartial(d)
+	if err != nil || known {
+		t.Fatalf("fromDynamicPartial: known=%v err=%v", known, err)
+	}
+	if m := back.(map[string]any); m["replicas"] != int64(2) || m["host"] != (engine.Unknown{}) {
+		t.Fatalf("round trip: %v", back)
 	}
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -12,15 +13,82 @@ import (
 
 // problemDiagnostics turns every engine Problem into an error diagnostic at
 // root plus the problem's path. OpenTofu shows a path inside a dynamic value
-// at the block's first line, so the summary spells the full path out, e.g.
-// "Invalid settings.postgres.storageClass: pattern"; the detail is DP's text.
+// at the block's first line, so the summary spells the full path out in
+// words, e.g. "Invalid settings.postgres.storageClass: does not match the
+// pattern"; the detail is DP's text (which never holds the value), the CEL
+// expression of a failed rule, and a "did you mean" for an undeclared field.
 func problemDiagnostics(root path.Path, problems []*engine.Problem) diag.Diagnostics {
 	var diags diag.Diagnostics
 	for _, p := range problems {
 		if p == nil {
 			continue
 		}
-		diags.AddAttributeError(attributePath(root, p.Path), problemSummary(root, p), p.Message)
+		diags.AddAttributeError(attributePath(root, p.Path), problemSummary(root, p), problemDetail(root, p))
+	}
+	return diags
+}
+
+// problemDetail is the detail of a Problem's diagnostic.
+func problemDetail(root path.Path, p *engine.Problem) string {
+	detail := p.Message
+	if p.Kind == engine.KindUndeclared && p.Suggestion != "" {
+		detail += fmt.Sprintf(" Did you mean %q (%s)?", p.Suggestion, spellPath(root, append(parentPath(p.Path), engine.Segment{Key: p.Suggestion})))
+	}
+	if p.Kind == engine.KindCEL && p.Rule != "" {
+		detail += "\n\nRule (x-deckhouse-validations): " + p.Rule
+	}
+	return detail
+}
+
+func parentPath(p engine.Path) engine.Path {
+	if len(p) == 0 {
+		return nil
+	}
+	out := make(engine.Path, len(p)-1)
+	copy(out, p[:len(p)-1])
+	return out
+}
+
+// skippedDiagnostics reports the checks a partial evaluation could not run
+// because they depend on values unknown at plan: one diagnostic per unknown
+// value, naming each skipped check; errors when required (plan_checks =
+// "required"), else warnings.
+func skippedDiagnostics(root path.Path, skipped []engine.Skipped, required bool) diag.Diagnostics {
+	var diags diag.Diagnostics
+	type group struct {
+		unknown engine.Path
+		checks  []string
+	}
+	var groups []*group
+	byPath := map[string]*group{}
+	for _, s := range skipped {
+		key := s.Unknown.String()
+		g := byPath[key]
+		if g == nil {
+			g = &group{unknown: s.Unknown}
+			byPath[key] = g
+			groups = append(groups, g)
+		}
+		c := s.Check
+		if s.Rule != "" {
+			c += " " + strconv.Quote(s.Rule)
+		}
+		if where := spellPath(root, s.Path); where != spellPath(root, s.Unknown) {
+			c += " at " + where
+		}
+		g.checks = append(g.checks, c)
+	}
+	for _, g := range groups {
+		where := spellPath(root, g.unknown)
+		summary := "Not checked at plan: " + where + " is known only at apply"
+		detail := fmt.Sprintf("These checks depend on %s, which is known only after apply, so the plan could not run them: %s. "+
+			"Every other check ran. The apply runs them all before it writes the Application.", where, strings.Join(g.checks, "; "))
+		if required {
+			diags.AddAttributeError(attributePath(root, g.unknown), summary,
+				detail+` plan_checks = "required" makes this an error: give the value a known value at plan, or use plan_checks = "best_effort".`)
+		} else {
+			diags.AddAttributeWarning(attributePath(root, g.unknown), summary, detail)
+		}
 	}
 	return diags
 }
@@ -41,11 +109,11 @@ func problemDiagnosticsByDocument(roots map[engine.Document]path.Path, fallback 
 }
 
 func problemSummary(root path.Path, p *engine.Problem) string {
-	kind := string(p.Kind)
-	if kind == "" {
-		kind = string(engine.KindSchema)
+	words := p.Kind.Description()
+	if words == "" {
+		words = engine.KindSchema.Description()
 	}
-	return fmt.Sprintf("Invalid %s: %s", spellPath(root, p.Path), kind)
+	return fmt.Sprintf("Invalid %s: %s", spellPath(root, p.Path), words)
 }
 
 // spellPath renders root and a document path as one string:

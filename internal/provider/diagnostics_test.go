@@ -15,19 +15,21 @@ func TestUnitProblemDiagnostics_PathSpelledInSummary(t *testing.T) {
 	problems := []*engine.Problem{
 		{Document: engine.DocSettings, Path: engine.Path{}.Key("postgres").Key("storageClass"), Kind: engine.KindPattern, Message: "Enter a name."},
 		{Document: engine.DocSettings, Path: engine.Path{}.Key("items").Index(2).Key("name"), Kind: engine.KindType, Message: "expected string"},
-		{Document: engine.DocSettings, Kind: engine.KindCEL, Message: "replicas must not exceed maxReplicas"},
+		{Document: engine.DocSettings, Kind: engine.KindCEL, Message: "replicas must not exceed maxReplicas", Rule: "self.replicas <= self.maxReplicas"},
+		{Document: engine.DocSettings, Path: engine.Path{}.Key("replica"), Kind: engine.KindUndeclared, Message: "field not declared in the schema", Suggestion: "replicas"},
 	}
 	diags := problemDiagnostics(path.Root("settings"), problems)
-	if len(diags) != 3 || diags.ErrorsCount() != 3 {
-		t.Fatalf("want 3 errors, got %v", diags)
+	if len(diags) != 4 || diags.ErrorsCount() != 4 {
+		t.Fatalf("want 4 errors, got %v", diags)
 	}
 	want := []struct {
 		summary, detail string
 		path            path.Path
 	}{
-		{"Invalid settings.postgres.storageClass: pattern", "Enter a name.", path.Root("settings").AtName("postgres").AtName("storageClass")},
-		{"Invalid settings.items[2].name: type", "expected string", path.Root("settings").AtName("items").AtListIndex(2).AtName("name")},
-		{"Invalid settings: cel", "replicas must not exceed maxReplicas", path.Root("settings")},
+		{"Invalid settings.postgres.storageClass: does not match the pattern", "Enter a name.", path.Root("settings").AtName("postgres").AtName("storageClass")},
+		{"Invalid settings.items[2].name: wrong type", "expected string", path.Root("settings").AtName("items").AtListIndex(2).AtName("name")},
+		{"Invalid settings: rule failed", "replicas must not exceed maxReplicas\n\nRule (x-deckhouse-validations): self.replicas <= self.maxReplicas", path.Root("settings")},
+		{"Invalid settings.replica: field not declared in the package schema", `field not declared in the schema Did you mean "replicas" (settings.replicas)?`, path.Root("settings").AtName("replica")},
 	}
 	for i, w := range want {
 		d := diags[i]
@@ -51,10 +53,10 @@ func TestUnitProblemDiagnostics_DocumentPicksRoot(t *testing.T) {
 		{Document: engine.DocHookValues, Path: engine.Path{}.Key("internal").Key("x"), Kind: engine.KindCEL, Message: "m"},
 		{Document: engine.DocPreviousSettings, Path: engine.Path{}.Key("a"), Kind: engine.KindType, Message: "m"},
 	})
-	if got := diags[0].Summary(); got != "Invalid hook_values.internal.x: cel" {
+	if got := diags[0].Summary(); got != "Invalid hook_values.internal.x: rule failed" {
 		t.Errorf("hook values summary %q", got)
 	}
-	if got := diags[1].Summary(); got != "Invalid settings.a: type" {
+	if got := diags[1].Summary(); got != "Invalid settings.a: wrong type" {
 		t.Errorf("fallback summary %q", got)
 	}
 }
