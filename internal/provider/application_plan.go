@@ -2,11 +2,19 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 )
 
 // ModifyPlan gives DP's verdict at plan time, as a pipeline with early returns:
@@ -73,50 +81,56 @@ func (r *ApplicationResource) ModifyPlan(ctx context.Context, req resource.Modif
 	}
 
 	// 3. Unknown inputs.
+	notChecked := func(summary, detail string) {
+		if r.checksRequired() {
+			resp.Diagnostics.AddError(summary, detail+` plan_checks = "required" makes this an error.`)
+			return
+		}
+		resp.Diagnostics.AddWarning(summary, detail+" The settings are checked at apply, and effective_settings is known after apply.")
+	}
 	if plan.Namespace.IsUnknown() || plan.PackageName.IsUnknown() || plan.PackageVersion.IsUnknown() ||
 		(!configRepo.IsNull() && configRepo.IsUnknown()) || plan.AllowDestructiveSettingsSwitch.IsUnknown() ||
 		plan.ImmutableFieldChange.IsUnknown() {
+		notChecked("Settings not checked at plan: unknown values",
+			"The namespace, package, version or repository of "+describe(&plan)+" is known only at apply, so the plan cannot read the package version.")
 		return
 	}
-	settings, known, err := fromDynamic(plan.Settings)
+	settings, _, err := fromDynamicPartial(plan.Settings)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("settings"), "Invalid settings", err.Error())
 		return
 	}
-	if !known {
-		return
-	}
-	if _, ok := settings.(map[string]any); settings != nil && !ok {
+	if _, ok := settings.(map[string]any); settings != nil && !ok && settings != (engine.Unknown{}) {
 		resp.Diagnostics.AddAttributeError(path.Root("settings"), "Invalid settings", "settings must be an object (a map of setting names to values).")
 		return
 	}
-	sensitive, known, err := fromDynamic(sensitiveVal)
+	sensitive, _, err := fromDynamicPartial(sensitiveVal)
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("sensitive_settings"), "Invalid sensitive_settings", err.Error())
+		resp.Diagnostics.AddAttributeError(path.Root("sensitive_settings"), "Invalid sensitive_settings", "sensitive_settings must be an object of settings.")
 		return
 	}
-	if !known {
-		return
-	}
-	if _, ok := sensitive.(map[string]any); sensitive != nil && !ok {
+	if _, ok := sensitive.(map[string]any); sensitive != nil && !ok && sensitive != (engine.Unknown{}) {
 		resp.Diagnostics.AddAttributeError(path.Root("sensitive_settings"), "Invalid sensitive_settings", "sensitive_settings must be an object (a map of setting names to values).")
 		return
 	}
+	resp.Diagnostics.Append(sensitiveGuards(&plan, prior, settings, sensitive, privatePaths(ctx, req.Private))...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	if r.data == nil || r.data.ConfigUnknown() {
-		resp.Diagnostics.AddWarning("Settings not checked at plan",
-			"The provider configuration is not known yet, so the cluster cannot be read at plan. "+
-				"The settings of "+describe(&plan)+" are checked at apply, and effective_settings is known after apply.")
+		notChecked("Settings not checked at plan: provider configuration unknown",
+			"The provider configuration is not known yet (it depends on values known only at apply), so the cluster cannot be read at plan for "+describe(&plan)+".")
 		return
 	}
 	cl, err := r.data.Client(ctx)
 	if err != nil {
-		resp.Diagnostics.AddWarning("Settings not checked at plan",
-			"Cannot connect to the cluster: "+err.Error()+". The settings of "+describe(&plan)+" are checked at apply.")
+		notChecked("Settings not checked at plan: "+connectionProblem(err), "Cannot connect to the cluster to check "+describe(&plan)+": "+err.Error()+".")
 		return
 	}
 
 	// 4-6. Fetch, checks, computed values.
 	in := checkInputFromModel(&plan, prior, settings, sensitive)
+	in.required = r.checksRequired()
 	if replacing {
 		in.hasPrevious, in.previous = false, nil
 	}
@@ -133,6 +147,100 @@ func (r *ApplicationResource) ModifyPlan(ctx context.Context, req resource.Modif
 		return
 	}
 	plan.EffectiveSettings = toDynamic(out.effective)
+}
+
+// checksRequired reports whether plan_checks = "required": every check the
+// plan cannot run is an error instead of a warning.
+func (r *ApplicationResource) checksRequired() bool {
+	return r.data != nil && r.data.PlanChecks == planChecksRequired
+}
+
+// connectionProblem classifies why the cluster cannot be reached, telling
+// a misconfiguration from a server that is unavailable for now.
+func connectionProblem(err error) string {
+	switch {
+	case errors.Is(err, errNoCluster):
+		return "no cluster configured"
+	case errors.Is(err, fs.ErrNotExist):
+		return "kubeconfig file missing"
+	case errors.Is(err, errConfigUnknown):
+		return "provider configuration unknown"
+	case apierrors.IsForbidden(err):
+		return "access denied (RBAC)"
+	case apierrors.IsUnauthorized(err):
+		return "credentials refused"
+	case dpclient.Unavailable(err):
+		return "cluster unavailable"
+	}
+	return "cluster configuration invalid"
+}
+
+// privatePaths returns the sensitive paths recorded in the private state.
+func privatePaths(ctx context.Context, private privateGetter) [][]string {
+	if private == nil {
+		return nil
+	}
+	raw, _ := private.GetKey(ctx, privateSensitivePaths)
+	return decodePaths(raw)
+}
+
+// sensitiveGuards refuses two plans that would lose or hide secrets: a key
+// given in both settings and sensitive_settings (a permanent difference),
+// and an update whose sensitive_settings lacks a path an earlier apply wrote
+// from it while sensitive_settings_version is unchanged (server-side apply
+// would delete the secret from the cluster without the plan showing it).
+func sensitiveGuards(plan, prior *applicationModel, settings, sensitive any, recorded [][]string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for _, p := range leafPaths(sensitive) {
+		for i := len(p); i > 0; i-- {
+			v, ok := lookupPath(settings, p[:i])
+			if !ok {
+				continue
+			}
+			if _, isObject := v.(map[string]any); isObject && i < len(p) {
+				break
+			}
+			where := strings.Join(p[:i], ".")
+			diags.AddAttributeError(path.Root("sensitive_settings"), "Setting given twice: "+where,
+				fmt.Sprintf("%s is set in both settings and sensitive_settings. Give each setting in one of them: a secret in sensitive_settings only.", where))
+			break
+		}
+	}
+	if prior == nil || len(recorded) == 0 || !plan.SensitiveSettingsVersion.Equal(prior.SensitiveSettingsVersion) || sensitive == (engine.Unknown{}) {
+		return diags
+	}
+	var missing []string
+	for _, p := range recorded {
+		if _, ok := lookupPath(sensitive, p); !ok && !underUnknown(sensitive, p) {
+			missing = append(missing, strings.Join(p, "."))
+		}
+	}
+	if len(missing) > 0 {
+		diags.AddAttributeError(path.Root("sensitive_settings"), "Secrets would be removed",
+			fmt.Sprintf("%s wrote %s from sensitive_settings, which this configuration no longer gives (is a variable of sensitive_settings "+
+				"missing in this run?). Applying would delete them from the Application. To remove them on purpose, "+
+				"leave them out and change sensitive_settings_version.", describe(plan), strings.Join(missing, ", ")))
+	}
+	return diags
+}
+
+// underUnknown reports whether p leads into an unknown part of doc.
+func underUnknown(doc any, p []string) bool {
+	cur := doc
+	for _, k := range p {
+		if cur == (engine.Unknown{}) {
+			return true
+		}
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return false
+		}
+		cur, ok = m[k]
+		if !ok {
+			return false
+		}
+	}
+	return cur == (engine.Unknown{})
 }
 
 func describe(m *applicationModel) string {

@@ -29,6 +29,7 @@ type checkInput struct {
 	hasPrevious      bool
 	allowDestructive bool
 	immutableMode    string
+	required         bool // plan_checks = "required": what cannot be checked at plan is an error
 }
 
 // checkOutput is the verdict of the checks.
@@ -74,7 +75,10 @@ func (r *ApplicationResource) check(ctx context.Context, cl *dpclient.Client, in
 	var out checkOutput
 	who := fmt.Sprintf("Application %s/%s", in.namespace, in.name)
 	deferOrFail := func(summary, detail string) checkOutput {
-		if atPlan {
+		if atPlan && in.required {
+			out.deferred = true
+			out.diags.AddError("Settings not checked at plan: "+summary, detail+` plan_checks = "required" makes this an error.`)
+		} else if atPlan {
 			out.deferred = true
 			out.diags.AddWarning(summary, detail+" The settings are checked at apply, and effective_settings is known after apply.")
 		} else {
@@ -89,7 +93,7 @@ func (r *ApplicationResource) check(ctx context.Context, cl *dpclient.Client, in
 		repos, found, err := cl.AvailableRepositories(ctx, in.packageName)
 		switch {
 		case err != nil:
-			return deferOrFail("Cannot resolve package_repository_name", err.Error()+".")
+			return deferOrFail("Cannot resolve package_repository_name ("+connectionProblem(err)+")", err.Error()+".")
 		case !found:
 			if atPlan {
 				return deferOrFail("Package not found",
@@ -115,10 +119,10 @@ func (r *ApplicationResource) check(ctx context.Context, cl *dpclient.Client, in
 	apvName := packageVersionName(out.repository, in.packageName, in.version)
 	apv, err := cl.PackageVersion(ctx, apvName)
 	if err != nil {
-		return deferOrFail("Cannot read the package version", err.Error()+".")
+		return deferOrFail("Cannot read the package version ("+connectionProblem(err)+")", err.Error()+".")
 	}
 	if !apv.Ready() || apv.Package == nil {
-		return deferOrFail("Package version not available", apv.NotReadyReason()+"; "+who+" cannot be installed from it yet.")
+		return deferOrFail(fmt.Sprintf("Package version %s not available", in.version), apv.NotReadyReason()+"; "+who+" cannot be installed from it yet.")
 	}
 	pkg := apv.Package
 
@@ -134,7 +138,7 @@ func (r *ApplicationResource) check(ctx context.Context, cl *dpclient.Client, in
 		}
 		g, err := cl.GrantCatalog(ctx, in.namespace, f.GrantableResource)
 		if err != nil {
-			return deferOrFail("Cannot read the project grants", err.Error()+".")
+			return deferOrFail("Cannot read the project grants ("+connectionProblem(err)+")", err.Error()+".")
 		}
 		if g.Found {
 			catalog[f.GrantableResource] = g.Catalog
@@ -183,6 +187,9 @@ func (r *ApplicationResource) check(ctx context.Context, cl *dpclient.Client, in
 	out.diags.Append(problemDiagnostics(path.Root("settings"), inSettings)...)
 	out.diags.Append(problemDiagnostics(path.Root("sensitive_settings"), inSensitive)...)
 	out.diags.Append(switchDiagnostics(path.Root("settings"), res.Switches, in.allowDestructive)...)
+	if atPlan && len(res.Skipped) > 0 {
+		out.diags.Append(skippedByDocument(in, res.Skipped)...)
+	}
 	if out.diags.HasError() {
 		return out
 	}
@@ -192,7 +199,7 @@ func (r *ApplicationResource) check(ctx context.Context, cl *dpclient.Client, in
 		out.diags.Append(r.checkReferents(ctx, cl, in.namespace, fields, res.Effective)...)
 	}
 
-	// Effective settings from settings alone.
+	// Effective settings from settings alone (unknown where settings are).
 	out.effective = res.Effective
 	if in.sensitive != nil {
 		req.Settings = in.settings
@@ -291,4 +298,20 @@ func selectorFrom(m map[string]any) (labels.Selector, error) {
 		return nil, err
 	}
 	return metav1.LabelSelectorAsSelector(&ls)
+}
+
+// skippedByDocument reports the checks skipped for unknown values, at
+// settings or sensitive_settings depending on where the unknown value is.
+func skippedByDocument(in checkInput, skipped []engine.Skipped) diag.Diagnostics {
+	var inSettings, inSensitive []engine.Skipped
+	for _, s := range skipped {
+		if in.sensitive != nil && problemInSensitive(in.settings, in.sensitive, s.Unknown) {
+			inSensitive = append(inSensitive, s)
+		} else {
+			inSettings = append(inSettings, s)
+		}
+	}
+	diags := skippedDiagnostics(path.Root("settings"), inSettings, in.required)
+	diags.Append(skippedDiagnostics(path.Root("sensitive_settings"), inSensitive, in.required)...)
+	return diags
 }

@@ -25,6 +25,8 @@ type ProviderData struct {
 	FieldManager string
 	// ForceConflicts forces server-side apply over other managers' fields.
 	ForceConflicts bool
+	// PlanChecks is plan_checks: planChecksBestEffort or planChecksRequired.
+	PlanChecks string
 
 	conn    connConfig
 	unknown bool
