@@ -5,11 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+)
+
+// Values of the plan_checks argument.
+const (
+	// PlanChecksBestEffort defers a check the plan cannot make with a warning.
+	PlanChecksBestEffort = "best_effort"
+	// PlanChecksRequired makes every check the plan cannot make an error.
+	PlanChecksRequired = "required"
 )
 
 // ProviderData is what Configure hands to resources and data sources. It is
@@ -19,6 +28,14 @@ type ProviderData struct {
 	FieldManager string
 	// ForceConflicts forces server-side apply over other managers' fields.
 	ForceConflicts bool
+	// PlanChecks is PlanChecksBestEffort or PlanChecksRequired: whether a
+	// check the plan cannot make (cluster unreachable, no configuration,
+	// RBAC, package version missing or not loaded, unknown values) is a
+	// warning or an error.
+	PlanChecks string
+	// RequestTimeout is the deadline of each read request at plan and
+	// refresh; watches are not bounded by it.
+	RequestTimeout time.Duration
 
 	conn    dpclient.Config
 	unknown bool

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -30,9 +31,17 @@ import (
 
 // Defaults of the provider configuration.
 const (
-	defaultFieldManager = "terraform-provider-deckhouse"
-	defaultQPS          = 100
-	defaultBurst        = 300
+	defaultFieldManager   = "terraform-provider-deckhouse"
+	defaultQPS            = 100
+	defaultBurst          = 300
+	defaultRequestTimeout = 60 * time.Second
+)
+
+// Environment variables of the provider's own arguments (the connection
+// arguments read hashicorp/kubernetes' KUBE_* variables).
+const (
+	envPlanChecks     = "DECKHOUSE_PLAN_CHECKS"
+	envRequestTimeout = "DECKHOUSE_REQUEST_TIMEOUT"
 )
 
 var (
@@ -77,6 +86,8 @@ type providerModel struct {
 	ForceConflicts        types.Bool    `tfsdk:"force_conflicts"`
 	QPS                   types.Float64 `tfsdk:"qps"`
 	Burst                 types.Int64   `tfsdk:"burst"`
+	PlanChecks            types.String  `tfsdk:"plan_checks"`
+	RequestTimeout        types.String  `tfsdk:"request_timeout"`
 }
 
 type execModel struct {
@@ -149,6 +160,22 @@ func (p *DeckhouseProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Optional:    true,
 				Description: "Maximum burst of requests to the API server, at least 1. Default 300.",
 				Validators:  []validator.Int64{int64validator.AtLeast(1)},
+			},
+			"plan_checks": schema.StringAttribute{
+				Optional: true,
+				Description: "What a plan does when it cannot check the settings of an application: `\"" + PlanChecksBestEffort +
+					"\"` (default) defers the checks to the apply with a warning; `\"" + PlanChecksRequired + "\"` makes every " +
+					"such situation (cluster unreachable, no cluster configured, RBAC, package version missing or not " +
+					"loaded, unknown values) an error, for pipelines that must not pass a plan whose settings were not " +
+					"checked. Can be set with `" + envPlanChecks + "`.",
+				Validators: []validator.String{stringvalidator.OneOf(PlanChecksBestEffort, PlanChecksRequired)},
+			},
+			"request_timeout": schema.StringAttribute{
+				Optional: true,
+				Description: "The deadline of each read request to the API server at plan and refresh (watches are not " +
+					"bounded by it), as a duration such as `\"30s\"` or `\"2m\"`. Default `\"" + defaultRequestTimeout.String() +
+					"\"`. Can be set with `" + envRequestTimeout + "`.",
+				Validators: []validator.String{positiveDuration{}},
 			},
 		},
 		Blocks: map[string]schema.Block{
@@ -354,9 +381,11 @@ func providerDataFromModel(ctx context.Context, m *providerModel, getenv func(st
 	}
 
 	data := &ProviderData{
-		FieldManager: defaultFieldManager,
-		conn:         c,
-		unknown:      unknown,
+		FieldManager:   defaultFieldManager,
+		PlanChecks:     PlanChecksBestEffort,
+		RequestTimeout: defaultRequestTimeout,
+		conn:           c,
+		unknown:        unknown,
 	}
 	if v := m.FieldManager; !v.IsNull() && !v.IsUnknown() && v.ValueString() != "" {
 		data.FieldManager = v.ValueString()
@@ -365,12 +394,70 @@ func providerDataFromModel(ctx context.Context, m *providerModel, getenv func(st
 		data.ForceConflicts = v.ValueBool()
 	}
 
+	switch v := m.PlanChecks; {
+	case !v.IsNull() && !v.IsUnknown():
+		data.PlanChecks = v.ValueString() // checked by the schema
+	case getenv(envPlanChecks) != "":
+		switch s := getenv(envPlanChecks); s {
+		case PlanChecksBestEffort, PlanChecksRequired:
+			data.PlanChecks = s
+		default:
+			diags.AddError("Invalid "+envPlanChecks, fmt.Sprintf("The environment variable %s is %q; it must be %q or %q.",
+				envPlanChecks, s, PlanChecksBestEffort, PlanChecksRequired))
+		}
+	}
+
+	switch v := m.RequestTimeout; {
+	case !v.IsNull() && !v.IsUnknown():
+		if d, err := parsePositiveDuration(v.ValueString()); err == nil {
+			data.RequestTimeout = d
+		} // else reported by the schema's validator
+	case getenv(envRequestTimeout) != "":
+		d, err := parsePositiveDuration(getenv(envRequestTimeout))
+		if err != nil {
+			diags.AddError("Invalid "+envRequestTimeout, fmt.Sprintf("The environment variable %s is %q: %s.",
+				envRequestTimeout, getenv(envRequestTimeout), err))
+		} else {
+			data.RequestTimeout = d
+		}
+	}
 	return data, diags
 }
 
 const insecureWarning = "The provider does not verify the API server's certificate: anyone on the network path can " +
 	"impersonate the server and read the credentials and the settings sent to it, sensitive settings included. " +
 	"Give the server's CA with cluster_ca_certificate (or in the kubeconfig) instead."
+
+// parsePositiveDuration parses a Go duration ("60s", "2m") greater than 0.
+func parsePositiveDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("not a duration such as \"30s\" or \"2m\"")
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("the duration must be greater than 0")
+	}
+	return d, nil
+}
+
+// positiveDuration validates a string attribute holding a duration > 0.
+type positiveDuration struct{}
+
+func (positiveDuration) Description(context.Context) string {
+	return "value must be a duration greater than 0, such as \"30s\" or \"2m\""
+}
+
+func (v positiveDuration) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (positiveDuration) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := parsePositiveDuration(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration",
+			fmt.Sprintf("%s is %q: %s.", req.Path, req.ConfigValue.ValueString(), err))
+	}
+}
 
 // positiveFloat64 validates a number attribute greater than 0 (the
 // validators module has only inclusive bounds).

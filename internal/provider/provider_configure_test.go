@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -43,6 +44,9 @@ func TestConfigure_EnvironmentVariablesThatDoNotParseAreErrorsNamingThem(t *test
 		want string
 	}{
 		{"KUBE_INSECURE not a boolean", env{"KUBE_INSECURE": "yes please"}, "KUBE_INSECURE"},
+		{"DECKHOUSE_PLAN_CHECKS not a mode", env{"DECKHOUSE_PLAN_CHECKS": "strict"}, "DECKHOUSE_PLAN_CHECKS"},
+		{"DECKHOUSE_REQUEST_TIMEOUT not a duration", env{"DECKHOUSE_REQUEST_TIMEOUT": "60"}, "DECKHOUSE_REQUEST_TIMEOUT"},
+		{"DECKHOUSE_REQUEST_TIMEOUT not positive", env{"DECKHOUSE_REQUEST_TIMEOUT": "-1s"}, "DECKHOUSE_REQUEST_TIMEOUT"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,6 +58,54 @@ func TestConfigure_EnvironmentVariablesThatDoNotParseAreErrorsNamingThem(t *test
 			}
 			if !strings.Contains(diags.Errors()[0].Detail(), tt.env[tt.want]) {
 				t.Fatalf("the detail does not show the value: %s", diags.Errors()[0].Detail())
+			}
+		})
+	}
+}
+
+func TestConfigure_TheConfigurationWinsOverAnInvalidEnvironment(t *testing.T) {
+	m := nullModel()
+	m.Insecure = types.BoolValue(false)
+	m.PlanChecks = types.StringValue(PlanChecksRequired)
+	m.RequestTimeout = types.StringValue("5s")
+	e := env{"KUBE_INSECURE": "x", "DECKHOUSE_PLAN_CHECKS": "x", "DECKHOUSE_REQUEST_TIMEOUT": "x"}
+	data, diags := providerDataFromModel(context.Background(), &m, e.get)
+	if diags.HasError() {
+		t.Fatalf("diagnostics: %v", summaries(diags))
+	}
+	if data.PlanChecks != PlanChecksRequired || data.RequestTimeout != 5*time.Second {
+		t.Fatalf("plan_checks=%q request_timeout=%v", data.PlanChecks, data.RequestTimeout)
+	}
+}
+
+func TestConfigure_PlanChecksAndRequestTimeoutResolveConfigThenEnvironmentThenDefault(t *testing.T) {
+	tests := []struct {
+		name        string
+		planChecks  types.String
+		timeout     types.String
+		env         env
+		wantChecks  string
+		wantTimeout time.Duration
+	}{
+		{"defaults", types.StringNull(), types.StringNull(), nil, PlanChecksBestEffort, 60 * time.Second},
+		{"environment", types.StringNull(), types.StringNull(),
+			env{"DECKHOUSE_PLAN_CHECKS": "required", "DECKHOUSE_REQUEST_TIMEOUT": "90s"}, PlanChecksRequired, 90 * time.Second},
+		{"configuration over environment", types.StringValue("best_effort"), types.StringValue("2m"),
+			env{"DECKHOUSE_PLAN_CHECKS": "required", "DECKHOUSE_REQUEST_TIMEOUT": "90s"}, PlanChecksBestEffort, 2 * time.Minute},
+		{"unknown values fall back to the environment", types.StringUnknown(), types.StringUnknown(),
+			env{"DECKHOUSE_PLAN_CHECKS": "required"}, PlanChecksRequired, 60 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := nullModel()
+			m.PlanChecks, m.RequestTimeout = tt.planChecks, tt.timeout
+			data := testData(t, m, tt.env)
+			if data.PlanChecks != tt.wantChecks || data.RequestTimeout != tt.wantTimeout {
+				t.Fatalf("plan_checks=%q request_timeout=%v", data.PlanChecks, data.RequestTimeout)
+			}
+			if data.ConfigUnknown() {
+				t.Fatal("plan_checks and request_timeout are not connection settings")
 			}
 		})
 	}
@@ -201,7 +253,8 @@ func TestSchema_ValidatorsRejectInvalidProviderBlocks(t *testing.T) {
 		{"empty block", nil, ""},
 		{"everything valid", map[string]tftypes.Value{
 			"config_path": str("~/.kube/config"), "qps": tftypes.NewValue(tftypes.Number, 0.5),
-			"burst": tftypes.NewValue(tftypes.Number, 1), "exec": execs(1),
+			"burst": tftypes.NewValue(tftypes.Number, 1), "plan_checks": str("required"),
+			"request_timeout": str("1m30s"), "exec": execs(1),
 		}, ""},
 		{"qps must be greater than 0", map[string]tftypes.Value{"qps": tftypes.NewValue(tftypes.Number, 0)}, "greater than 0"},
 		{"burst must be at least 1", map[string]tftypes.Value{"burst": tftypes.NewValue(tftypes.Number, 0)}, "at least 1"},
@@ -210,6 +263,9 @@ func TestSchema_ValidatorsRejectInvalidProviderBlocks(t *testing.T) {
 			"config_path":  str("a"),
 			"config_paths": tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, []tftypes.Value{str("b")}),
 		}, "cannot be specified"},
+		{"plan_checks is one of two modes", map[string]tftypes.Value{"plan_checks": str("strict")}, "best_effort"},
+		{"request_timeout is a duration", map[string]tftypes.Value{"request_timeout": str("60")}, "duration"},
+		{"request_timeout is positive", map[string]tftypes.Value{"request_timeout": str("0s")}, "greater than 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -315,7 +371,8 @@ func TestConfigure_RequestsAreLoggedAtDebugWithoutHeaders(t *testing.T) {
 func clearKubeEnv(t *testing.T) {
 	for _, k := range []string{"KUBE_CONFIG_PATH", "KUBE_CONFIG_PATHS", "KUBE_CTX", "KUBE_CTX_AUTH_INFO", "KUBE_CTX_CLUSTER",
 		"KUBE_HOST", "KUBE_USER", "KUBE_PASSWORD", "KUBE_TOKEN", "KUBE_CLIENT_CERT_DATA", "KUBE_CLIENT_KEY_DATA",
-		"KUBE_CLUSTER_CA_CERT_DATA", "KUBE_INSECURE", "KUBE_TLS_SERVER_NAME", "KUBE_PROXY_URL"} {
+		"KUBE_CLUSTER_CA_CERT_DATA", "KUBE_INSECURE", "KUBE_TLS_SERVER_NAME", "KUBE_PROXY_URL",
+		envPlanChecks, envRequestTimeout} {
 		t.Setenv(k, "")
 	}
 }
