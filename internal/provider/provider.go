@@ -277,13 +277,14 @@ func providerDataFromModel(ctx context.Context, m *providerModel, getenv func(st
 	}
 
 	// Kubeconfig files: config_path or config_paths (they conflict), else
-	// KUBE_CONFIG_PATH, else KUBE_CONFIG_PATHS.
+	// KUBE_CONFIG_PATH, else KUBE_CONFIG_PATHS. An empty value is unset, as
+	// in hashicorp/kubernetes (config_path = var.x with a default of "").
 	switch {
 	case m.ConfigPath.IsUnknown() || m.ConfigPaths.IsUnknown():
 		unknown = true
-	case !m.ConfigPath.IsNull():
+	case m.ConfigPath.ValueString() != "":
 		c.ConfigPaths = []string{m.ConfigPath.ValueString()}
-	case !m.ConfigPaths.IsNull():
+	case len(m.ConfigPaths.Elements()) > 0:
 		var paths []types.String
 		diags.Append(m.ConfigPaths.ElementsAs(ctx, &paths, false)...)
 		for _, p := range paths {

@@ -166,6 +166,9 @@ func TestConfigure_KubeconfigPathsComeFromOneSource(t *testing.T) {
 		{"config_paths", func(m *providerModel) { m.ConfigPaths = list("a", "b") }, env{"KUBE_CONFIG_PATH": "x"}, []string{"a", "b"}, false},
 		{"KUBE_CONFIG_PATH wins over KUBE_CONFIG_PATHS", nil, env{"KUBE_CONFIG_PATH": "x", "KUBE_CONFIG_PATHS": "y:z"}, []string{"x"}, true},
 		{"KUBE_CONFIG_PATHS", nil, env{"KUBE_CONFIG_PATHS": "y::z"}, []string{"y", "z"}, false},
+		{"an empty config_path is unset", func(m *providerModel) { m.ConfigPath = types.StringValue("") }, env{"KUBE_CONFIG_PATH": "x"}, []string{"x"}, false},
+		{"an empty config_paths is unset", func(m *providerModel) { m.ConfigPaths = list() }, env{"KUBE_CONFIG_PATHS": "y"}, []string{"y"}, false},
+		{"nothing", nil, nil, nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
