@@ -112,7 +112,8 @@ func (p *DeckhouseProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 		Description: "Manages Deckhouse Platform applications and evaluates package settings as DP does. " +
 			"The cluster connection is configured like the hashicorp/kubernetes provider; it is only used by " +
 			"deckhouse_application and the cluster data sources, so the offline data sources and functions work " +
-			"with an empty provider block.",
+			"with an empty provider block. When neither a kubeconfig file nor a host is given (in the block or the " +
+			"environment), the provider uses the in-cluster configuration of the pod it runs in.",
 		Attributes: map[string]schema.Attribute{
 			"config_path": schema.StringAttribute{
 				Optional: true,
@@ -173,8 +174,7 @@ func (p *DeckhouseProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 			"request_timeout": schema.StringAttribute{
 				Optional: true,
 				Description: "The deadline of each read request to the API server at plan and refresh (watches are not " +
-					"bounded by it), as a duration such as `\"30s\"` or `\"2m\"`. Default `\"" + defaultRequestTimeout.String() +
-					"\"`. Can be set with `" + envRequestTimeout + "`.",
+					"bounded by it), as a duration such as `\"30s\"` or `\"2m\"`. Default `\"60s\"`. Can be set with `" + envRequestTimeout + "`.",
 				Validators: []validator.String{positiveDuration{}},
 			},
 		},
