@@ -152,14 +152,15 @@ func (r *ApplicationResource) ModifyPlan(ctx context.Context, req resource.Modif
 // checksRequired reports whether plan_checks = "required": every check the
 // plan cannot run is an error instead of a warning.
 func (r *ApplicationResource) checksRequired() bool {
-	return r.data != nil && r.data.PlanChecks == planChecksRequired
+	return r.data != nil && r.data.PlanChecks == PlanChecksRequired
 }
 
 // connectionProblem classifies why the cluster cannot be reached, telling
 // a misconfiguration from a server that is unavailable for now.
 func connectionProblem(err error) string {
+	var cfgErr *dpclient.ConfigError
 	switch {
-	case errors.Is(err, errNoCluster):
+	case errors.Is(err, dpclient.ErrNoCluster):
 		return "no cluster configured"
 	case errors.Is(err, fs.ErrNotExist):
 		return "kubeconfig file missing"
@@ -169,10 +170,12 @@ func connectionProblem(err error) string {
 		return "access denied (RBAC)"
 	case apierrors.IsUnauthorized(err):
 		return "credentials refused"
+	case errors.As(err, &cfgErr):
+		return "cluster configuration invalid"
 	case dpclient.Unavailable(err):
 		return "cluster unavailable"
 	}
-	return "cluster configuration invalid"
+	return "cluster not readable"
 }
 
 // privatePaths returns the sensitive paths recorded in the private state.

@@ -11,12 +11,6 @@ import (
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 )
 
-// Values of the provider argument plan_checks.
-const (
-	planChecksBestEffort = "best_effort"
-	planChecksRequired   = "required"
-)
-
 // The DP resources the provider reads and writes.
 var applicationGVR = dpapi.ApplicationGVR
 

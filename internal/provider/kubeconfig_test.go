@@ -3,12 +3,16 @@ package provider
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 )
 
 const testKubeconfig = `apiVersion: v1
@@ -32,6 +36,11 @@ contexts:
 current-context: one
 `
 
+var execAttrTypes = map[string]attr.Type{
+	"api_version": types.StringType, "command": types.StringType,
+	"args": types.ListType{ElemType: types.StringType}, "env": types.MapType{ElemType: types.StringType},
+}
+
 func nullModel() providerModel {
 	return providerModel{
 		ConfigPath: types.StringNull(), ConfigPaths: types.ListNull(types.StringType),
@@ -39,38 +48,47 @@ func nullModel() providerModel {
 		Host: types.StringNull(), Username: types.StringNull(), Password: types.StringNull(), Token: types.StringNull(),
 		ClientCertificate: types.StringNull(), ClientKey: types.StringNull(), ClusterCACertificate: types.StringNull(),
 		Insecure: types.BoolNull(), TLSServerName: types.StringNull(), ProxyURL: types.StringNull(),
-		Exec:         types.ListNull(types.ObjectType{AttrTypes: map[string]attr.Type{"api_version": types.StringType, "command": types.StringType, "args": types.ListType{ElemType: types.StringType}, "env": types.MapType{ElemType: types.StringType}}}),
+		Exec:         types.ListNull(types.ObjectType{AttrTypes: execAttrTypes}),
 		FieldManager: types.StringNull(), ForceConflicts: types.BoolNull(), QPS: types.Float64Null(), Burst: types.Int64Null(),
+		PlanChecks: types.StringNull(), RequestTimeout: types.StringNull(),
 	}
 }
 
-func clearKubeEnv(t *testing.T) {
-	for _, k := range []string{"KUBE_CONFIG_PATH", "KUBE_CONFIG_PATHS", "KUBE_CTX", "KUBE_CTX_AUTH_INFO", "KUBE_CTX_CLUSTER",
-		"KUBE_HOST", "KUBE_USER", "KUBE_PASSWORD", "KUBE_TOKEN", "KUBE_CLIENT_CERT_DATA", "KUBE_CLIENT_KEY_DATA",
-		"KUBE_CLUSTER_CA_CERT_DATA", "KUBE_INSECURE", "KUBE_TLS_SERVER_NAME", "KUBE_PROXY_URL"} {
-		t.Setenv(k, "")
+// env is an environment for providerDataFromModel.
+type env map[string]string
+
+func (e env) get(k string) string { return e[k] }
+
+// testData resolves a model in an environment, outside any pod.
+func testData(t *testing.T, m providerModel, e env) *ProviderData {
+	t.Helper()
+	data, diags := providerDataFromModel(context.Background(), &m, e.get)
+	if diags.HasError() {
+		t.Fatalf("diagnostics: %v", diags)
 	}
+	data.conn.InCluster = dpclient.InClusterSource{Dir: t.TempDir(), Getenv: func(string) string { return "" }}
+	return data
 }
 
-func TestUnitProviderData_NoClusterConfiguredIsAClearError(t *testing.T) {
-	clearKubeEnv(t)
-	m := nullModel()
-	conn, unknown := connectionFromModel(context.Background(), &m)
-	if unknown {
+func TestProviderData_NoClusterConfiguredIsAMisconfiguration(t *testing.T) {
+	p := testData(t, nullModel(), nil)
+	if p.ConfigUnknown() {
 		t.Fatal("an empty configuration is reported unknown")
 	}
-	p := &ProviderData{conn: conn}
-	if _, err := p.Dynamic(context.Background()); !errors.Is(err, errNoCluster) {
-		t.Fatalf("got %v, want errNoCluster", err)
+	_, err := p.Dynamic(context.Background())
+	var ce *dpclient.ConfigError
+	if !errors.Is(err, dpclient.ErrNoCluster) || !errors.As(err, &ce) {
+		t.Fatalf("got %v, want a ConfigError wrapping ErrNoCluster", err)
+	}
+	if !strings.Contains(err.Error(), "config_path") {
+		t.Fatalf("the error does not say how to configure a cluster: %v", err)
 	}
 }
 
-func TestUnitProviderData_UnknownConfigurationIsReported(t *testing.T) {
-	clearKubeEnv(t)
+func TestProviderData_UnknownConfigurationIsReported(t *testing.T) {
 	m := nullModel()
 	m.Host = types.StringUnknown()
-	conn, unknown := connectionFromModel(context.Background(), &m)
-	p := &ProviderData{conn: conn, unknown: unknown}
+	p := testData(t, m, nil)
 	if !p.ConfigUnknown() {
 		t.Fatal("ConfigUnknown = false")
 	}
@@ -79,8 +97,7 @@ func TestUnitProviderData_UnknownConfigurationIsReported(t *testing.T) {
 	}
 }
 
-func TestUnitProviderData_KubeconfigContextAndLimits(t *testing.T) {
-	clearKubeEnv(t)
+func TestProviderData_KubeconfigContextAndLimitsAndOneSharedClient(t *testing.T) {
 	kc := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := os.WriteFile(kc, []byte(testKubeconfig), 0o600); err != nil {
 		t.Fatal(err)
@@ -90,20 +107,13 @@ func TestUnitProviderData_KubeconfigContextAndLimits(t *testing.T) {
 	m.ConfigContext = types.StringValue("two")
 	m.QPS = types.Float64Value(7)
 	m.Burst = types.Int64Value(9)
-	conn, unknown := connectionFromModel(context.Background(), &m)
-	if unknown {
-		t.Fatal("unknown")
-	}
-	p := &ProviderData{conn: conn}
+	p := testData(t, m, nil)
 	cfg, err := p.RESTConfig(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Host != "https://two.example:6443" || cfg.BearerToken != "secret-token" || cfg.QPS != 7 || cfg.Burst != 9 {
 		t.Fatalf("config: host=%s qps=%v burst=%v", cfg.Host, cfg.QPS, cfg.Burst)
-	}
-	if cfg.Insecure {
-		t.Fatal("TLS verification is off by default")
 	}
 	d1, err := p.Dynamic(context.Background())
 	if err != nil {
@@ -115,46 +125,13 @@ func TestUnitProviderData_KubeconfigContextAndLimits(t *testing.T) {
 	}
 }
 
-func TestUnitProviderData_EnvironmentAndExplicitAttributes(t *testing.T) {
-	clearKubeEnv(t)
-	t.Setenv("KUBE_HOST", "https://env.example:6443")
-	t.Setenv("KUBE_TOKEN", "env-token")
-	t.Setenv("KUBE_INSECURE", "true")
-	m := nullModel()
-	execType := map[string]attr.Type{
-		"api_version": types.StringType, "command": types.StringType,
-		"args": types.ListType{ElemType: types.StringType}, "env": types.MapType{ElemType: types.StringType},
-	}
-	m.Exec = types.ListValueMust(types.ObjectType{AttrTypes: execType}, []attr.Value{types.ObjectValueMust(execType, map[string]attr.Value{
-		"api_version": types.StringValue("client.authentication.k8s.io/v1"),
-		"command":     types.StringValue("get-token"),
-		"args":        types.ListValueMust(types.StringType, []attr.Value{types.StringValue("--x")}),
-		"env":         types.MapValueMust(types.StringType, map[string]attr.Value{"A": types.StringValue("1")}),
-	})})
-	conn, _ := connectionFromModel(context.Background(), &m)
-	cfg, err := conn.restConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cfg.Host != "https://env.example:6443" || cfg.BearerToken != "env-token" || !cfg.Insecure {
-		t.Fatalf("environment not applied: host=%s insecure=%v", cfg.Host, cfg.Insecure)
-	}
-	if cfg.ExecProvider == nil || cfg.ExecProvider.Command != "get-token" || len(cfg.ExecProvider.Env) != 1 {
-		t.Fatalf("exec not applied: %+v", cfg.ExecProvider)
-	}
-	m.Host = types.StringValue("https://explicit.example")
-	conn, _ = connectionFromModel(context.Background(), &m)
-	if conn.Host != "https://explicit.example" {
-		t.Fatal("the configuration does not win over the environment")
-	}
-}
-
-func TestUnitProviderData_MissingKubeconfigFile(t *testing.T) {
-	clearKubeEnv(t)
+func TestProviderData_MissingKubeconfigFileIsAMisconfiguration(t *testing.T) {
 	m := nullModel()
 	m.ConfigPath = types.StringValue(filepath.Join(t.TempDir(), "absent"))
-	conn, _ := connectionFromModel(context.Background(), &m)
-	if _, err := conn.restConfig(); err == nil {
-		t.Fatal("a missing kubeconfig file is accepted")
+	p := testData(t, m, nil)
+	_, err := p.Dynamic(context.Background())
+	var ce *dpclient.ConfigError
+	if !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &ce) || errors.Is(err, dpclient.ErrNoCluster) {
+		t.Fatalf("got %v, want a ConfigError wrapping fs.ErrNotExist", err)
 	}
 }

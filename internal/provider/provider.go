@@ -4,25 +4,44 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 )
 
 // Defaults of the provider configuration.
 const (
-	defaultFieldManager = "terraform-provider-deckhouse"
-	defaultQPS          = 100
-	defaultBurst        = 300
+	defaultFieldManager   = "terraform-provider-deckhouse"
+	defaultQPS            = 100
+	defaultBurst          = 300
+	defaultRequestTimeout = 60 * time.Second
+)
+
+// Environment variables of the provider's own arguments (the connection
+// arguments read hashicorp/kubernetes' KUBE_* variables).
+const (
+	envPlanChecks     = "DECKHOUSE_PLAN_CHECKS"
+	envRequestTimeout = "DECKHOUSE_REQUEST_TIMEOUT"
 )
 
 var (
@@ -67,6 +86,8 @@ type providerModel struct {
 	ForceConflicts        types.Bool    `tfsdk:"force_conflicts"`
 	QPS                   types.Float64 `tfsdk:"qps"`
 	Burst                 types.Int64   `tfsdk:"burst"`
+	PlanChecks            types.String  `tfsdk:"plan_checks"`
+	RequestTimeout        types.String  `tfsdk:"request_timeout"`
 }
 
 type execModel struct {
@@ -91,26 +112,38 @@ func (p *DeckhouseProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 		Description: "Manages Deckhouse Platform applications and evaluates package settings as DP does. " +
 			"The cluster connection is configured like the hashicorp/kubernetes provider; it is only used by " +
 			"deckhouse_application and the cluster data sources, so the offline data sources and functions work " +
-			"with an empty provider block.",
+			"with an empty provider block. When neither a kubeconfig file nor a host is given (in the block or the " +
+			"environment), the provider uses the in-cluster configuration of the pod it runs in.",
 		Attributes: map[string]schema.Attribute{
-			"config_path": str("Path to a kubeconfig file. Can be set with the `KUBE_CONFIG_PATH` environment variable.", false),
+			"config_path": schema.StringAttribute{
+				Optional: true,
+				Description: "Path to a kubeconfig file. Conflicts with `config_paths`. Can be set with the `KUBE_CONFIG_PATH` " +
+					"environment variable. Without `config_path`, `config_paths` and `host` (and their environment variables), " +
+					"the provider uses the in-cluster configuration of the pod it runs in (its service account).",
+				Validators: []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("config_paths"))},
+			},
 			"config_paths": schema.ListAttribute{
 				ElementType: types.StringType, Optional: true,
-				Description: "A list of kubeconfig files, merged in order. Can be set with `KUBE_CONFIG_PATHS` (separated like PATH).",
+				Description: "A list of kubeconfig files, merged in order (for a setting found in several files, the first " +
+					"file wins). Conflicts with `config_path`. Can be set with `KUBE_CONFIG_PATHS` (separated like PATH); " +
+					"`KUBE_CONFIG_PATH` wins over it.",
+				Validators: []validator.List{listvalidator.ConflictsWith(path.MatchRoot("config_path"))},
 			},
 			"config_context":           str("Context to use from the kubeconfig. Can be set with `KUBE_CTX`.", false),
 			"config_context_auth_info": str("Authentication info (user) to use from the kubeconfig. Can be set with `KUBE_CTX_AUTH_INFO`.", false),
 			"config_context_cluster":   str("Cluster to use from the kubeconfig. Can be set with `KUBE_CTX_CLUSTER`.", false),
-			"host":                     str("The Kubernetes API server address (https://host:port). Can be set with `KUBE_HOST`.", false),
-			"username":                 str("Username for basic authentication. Can be set with `KUBE_USER`.", false),
-			"password":                 str("Password for basic authentication. Can be set with `KUBE_PASSWORD`.", true),
-			"token":                    str("Bearer token. Can be set with `KUBE_TOKEN`.", true),
-			"client_certificate":       str("PEM client certificate for TLS authentication. Can be set with `KUBE_CLIENT_CERT_DATA`.", false),
-			"client_key":               str("PEM client key for TLS authentication. Can be set with `KUBE_CLIENT_KEY_DATA`.", true),
-			"cluster_ca_certificate":   str("PEM root certificate of the API server. Can be set with `KUBE_CLUSTER_CA_CERT_DATA`.", false),
+			"host": str("The Kubernetes API server address (https://host:port). Can be set with `KUBE_HOST`. "+
+				"An `http://` address sends credentials in clear (the provider warns).", false),
+			"username":               str("Username for basic authentication. Can be set with `KUBE_USER`.", false),
+			"password":               str("Password for basic authentication. Can be set with `KUBE_PASSWORD`.", true),
+			"token":                  str("Bearer token. Can be set with `KUBE_TOKEN`.", true),
+			"client_certificate":     str("PEM client certificate for TLS authentication. Can be set with `KUBE_CLIENT_CERT_DATA`.", false),
+			"client_key":             str("PEM client key for TLS authentication. Can be set with `KUBE_CLIENT_KEY_DATA`.", true),
+			"cluster_ca_certificate": str("PEM root certificate of the API server. Can be set with `KUBE_CLUSTER_CA_CERT_DATA`.", false),
 			"insecure": schema.BoolAttribute{
-				Optional:    true,
-				Description: "Skip TLS verification of the API server (not recommended). Can be set with `KUBE_INSECURE`. Default false.",
+				Optional: true,
+				Description: "Skip TLS verification of the API server (not recommended: the provider warns). Can be set " +
+					"with `KUBE_INSECURE`. Default false.",
 			},
 			"tls_server_name": str("Server name for TLS verification of the API server. Can be set with `KUBE_TLS_SERVER_NAME`.", false),
 			"proxy_url":       str("URL of a proxy for requests to the API server. Can be set with `KUBE_PROXY_URL`.", false),
@@ -121,22 +154,43 @@ func (p *DeckhouseProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 			},
 			"qps": schema.Float64Attribute{
 				Optional:    true,
-				Description: "Maximum requests per second to the API server. Default 100.",
+				Description: "Maximum requests per second to the API server, greater than 0. Default 100.",
+				Validators:  []validator.Float64{positiveFloat64{}},
 			},
 			"burst": schema.Int64Attribute{
 				Optional:    true,
-				Description: "Maximum burst of requests to the API server. Default 300.",
+				Description: "Maximum burst of requests to the API server, at least 1. Default 300.",
+				Validators:  []validator.Int64{int64validator.AtLeast(1)},
+			},
+			"plan_checks": schema.StringAttribute{
+				Optional: true,
+				Description: "What a plan does when it cannot check the settings of an application: `\"" + PlanChecksBestEffort +
+					"\"` (default) defers the checks to the apply with a warning; `\"" + PlanChecksRequired + "\"` makes every " +
+					"such situation (cluster unreachable, no cluster configured, RBAC, package version missing or not " +
+					"loaded, unknown values) an error, for pipelines that must not pass a plan whose settings were not " +
+					"checked. Can be set with `" + envPlanChecks + "`.",
+				Validators: []validator.String{stringvalidator.OneOf(PlanChecksBestEffort, PlanChecksRequired)},
+			},
+			"request_timeout": schema.StringAttribute{
+				Optional: true,
+				Description: "The deadline of each read request to the API server at plan and refresh (watches are not " +
+					"bounded by it), as a duration such as `\"30s\"` or `\"2m\"`. Default `\"60s\"`. Can be set with `" + envRequestTimeout + "`.",
+				Validators: []validator.String{positiveDuration{}},
 			},
 		},
 		Blocks: map[string]schema.Block{
 			"exec": schema.ListNestedBlock{
-				Description: "A client-go credential plugin to obtain credentials, as in a kubeconfig `exec` section.",
+				Description: "A client-go credential plugin to obtain credentials, as in a kubeconfig `exec` section. At most one.",
+				Validators:  []validator.List{listvalidator.SizeAtMost(1)},
 				NestedObject: schema.NestedBlockObject{
 					Attributes: map[string]schema.Attribute{
 						"api_version": schema.StringAttribute{Required: true, Description: "API version of the ExecCredential, e.g. `client.authentication.k8s.io/v1`."},
 						"command":     schema.StringAttribute{Required: true, Description: "Command to run."},
 						"args":        schema.ListAttribute{ElementType: types.StringType, Optional: true, Description: "Arguments of the command."},
-						"env":         schema.MapAttribute{ElementType: types.StringType, Optional: true, Description: "Environment variables of the command."},
+						"env": schema.MapAttribute{
+							ElementType: types.StringType, Optional: true, Sensitive: true,
+							Description: "Environment variables of the command (sensitive: they often hold cloud credentials).",
+						},
 					},
 				},
 			},
@@ -153,34 +207,42 @@ func (p *DeckhouseProvider) Configure(ctx context.Context, req provider.Configur
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	cfg, unknown := connectionFromModel(ctx, &m)
-	cfg.UserAgent = "terraform-provider-deckhouse/" + p.version
-	data := &ProviderData{
-		FieldManager:   defaultFieldManager,
-		ForceConflicts: false,
-		conn:           cfg,
-		unknown:        unknown,
+	data, diags := providerDataFromModel(ctx, &m, os.Getenv)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
 	}
-	if v := m.FieldManager; !v.IsNull() && !v.IsUnknown() && v.ValueString() != "" {
-		data.FieldManager = v.ValueString()
-	}
-	if v := m.ForceConflicts; !v.IsNull() && !v.IsUnknown() {
-		data.ForceConflicts = v.ValueBool()
-	}
-	if data.conn.QPS <= 0 {
-		resp.Diagnostics.AddAttributeError(path.Root("qps"), "Invalid qps", "qps must be greater than 0.")
-	}
-	if data.conn.Burst <= 0 {
-		resp.Diagnostics.AddAttributeError(path.Root("burst"), "Invalid burst", "burst must be greater than 0.")
-	}
+	data.conn.UserAgent = "terraform-provider-deckhouse/" + p.version
+	data.conn.LogRequest = logRequest
 	resp.DataSourceData = data
 	resp.ResourceData = data
 	p.configured.Store(data)
 }
 
-// connectionFromModel merges the configuration with the KUBE_* environment
-// variables (configuration wins) and reports whether any value was unknown.
-func connectionFromModel(ctx context.Context, m *providerModel) (connConfig, bool) {
+// logRequest logs one API request at debug level through the provider's
+// logger (TF_LOG=DEBUG): method, URL, status and duration, never bodies or
+// headers.
+func logRequest(ctx context.Context, r dpclient.Request) {
+	fields := map[string]any{
+		"method":   r.Method,
+		"url":      r.URL,
+		"status":   r.Status,
+		"duration": r.Duration.String(),
+	}
+	if r.Err != nil {
+		fields["error"] = r.Err.Error()
+	}
+	tflog.Debug(ctx, "Kubernetes API request", fields)
+}
+
+// providerDataFromModel merges the configuration with the environment
+// (configuration wins; an empty variable is unset) into the data handed to
+// resources. A value unknown at plan marks the connection unknown, or leaves
+// a non-connection argument at its environment value or default. It warns
+// about settings that expose credentials, and reports environment variables
+// that do not parse as errors naming the variable.
+func providerDataFromModel(ctx context.Context, m *providerModel, getenv func(string) string) (*ProviderData, diag.Diagnostics) {
+	var diags diag.Diagnostics
 	unknown := false
 	str := func(v types.String, env ...string) string {
 		if v.IsUnknown() {
@@ -191,25 +253,13 @@ func connectionFromModel(ctx context.Context, m *providerModel) (connConfig, boo
 			return v.ValueString()
 		}
 		for _, e := range env {
-			if s := os.Getenv(e); s != "" {
+			if s := getenv(e); s != "" {
 				return s
 			}
 		}
 		return ""
 	}
-	boolean := func(v types.Bool, env string) bool {
-		if v.IsUnknown() {
-			unknown = true
-			return false
-		}
-		if !v.IsNull() {
-			return v.ValueBool()
-		}
-		b, _ := strconv.ParseBool(os.Getenv(env))
-		return b
-	}
-	c := connConfig{
-		ConfigPath:            str(m.ConfigPath, "KUBE_CONFIG_PATH"),
+	c := dpclient.Config{
 		ConfigContext:         str(m.ConfigContext, "KUBE_CTX"),
 		ConfigContextAuthInfo: str(m.ConfigContextAuthInfo, "KUBE_CTX_AUTH_INFO"),
 		ConfigContextCluster:  str(m.ConfigContextCluster, "KUBE_CTX_CLUSTER"),
@@ -220,18 +270,23 @@ func connectionFromModel(ctx context.Context, m *providerModel) (connConfig, boo
 		ClientCertificate:     str(m.ClientCertificate, "KUBE_CLIENT_CERT_DATA"),
 		ClientKey:             str(m.ClientKey, "KUBE_CLIENT_KEY_DATA"),
 		ClusterCACertificate:  str(m.ClusterCACertificate, "KUBE_CLUSTER_CA_CERT_DATA"),
-		Insecure:              boolean(m.Insecure, "KUBE_INSECURE"),
 		TLSServerName:         str(m.TLSServerName, "KUBE_TLS_SERVER_NAME"),
 		ProxyURL:              str(m.ProxyURL, "KUBE_PROXY_URL"),
 		QPS:                   defaultQPS,
 		Burst:                 defaultBurst,
 	}
+
+	// Kubeconfig files: config_path or config_paths (they conflict), else
+	// KUBE_CONFIG_PATH, else KUBE_CONFIG_PATHS. An empty value is unset, as
+	// in hashicorp/kubernetes (config_path = var.x with a default of "").
 	switch {
-	case m.ConfigPaths.IsUnknown():
+	case m.ConfigPath.IsUnknown() || m.ConfigPaths.IsUnknown():
 		unknown = true
-	case !m.ConfigPaths.IsNull():
+	case m.ConfigPath.ValueString() != "":
+		c.ConfigPaths = []string{m.ConfigPath.ValueString()}
+	case len(m.ConfigPaths.Elements()) > 0:
 		var paths []types.String
-		m.ConfigPaths.ElementsAs(ctx, &paths, false)
+		diags.Append(m.ConfigPaths.ElementsAs(ctx, &paths, false)...)
 		for _, p := range paths {
 			if p.IsUnknown() {
 				unknown = true
@@ -241,15 +296,50 @@ func connectionFromModel(ctx context.Context, m *providerModel) (connConfig, boo
 				c.ConfigPaths = append(c.ConfigPaths, p.ValueString())
 			}
 		}
+	case getenv("KUBE_CONFIG_PATH") != "":
+		c.ConfigPaths = []string{getenv("KUBE_CONFIG_PATH")}
+		if getenv("KUBE_CONFIG_PATHS") != "" {
+			diags.AddWarning("KUBE_CONFIG_PATHS is ignored",
+				"Both KUBE_CONFIG_PATH and KUBE_CONFIG_PATHS are set; the deckhouse provider uses KUBE_CONFIG_PATH, "+
+					"as the hashicorp/kubernetes provider does.")
+		}
 	default:
-		if s := os.Getenv("KUBE_CONFIG_PATHS"); s != "" {
-			for _, p := range strings.Split(s, string(os.PathListSeparator)) {
-				if p != "" {
-					c.ConfigPaths = append(c.ConfigPaths, p)
-				}
+		for _, p := range filepath.SplitList(getenv("KUBE_CONFIG_PATHS")) {
+			if p != "" {
+				c.ConfigPaths = append(c.ConfigPaths, p)
 			}
 		}
 	}
+
+	switch {
+	case m.Insecure.IsUnknown():
+		unknown = true
+	case !m.Insecure.IsNull():
+		c.Insecure = m.Insecure.ValueBool()
+		if c.Insecure {
+			diags.AddAttributeWarning(path.Root("insecure"), "TLS verification of the API server is off", insecureWarning)
+		}
+	case getenv("KUBE_INSECURE") != "":
+		b, err := strconv.ParseBool(getenv("KUBE_INSECURE"))
+		if err != nil {
+			diags.AddError("Invalid KUBE_INSECURE",
+				fmt.Sprintf("The environment variable KUBE_INSECURE is %q, which is not a boolean (true, false, 1 or 0).", getenv("KUBE_INSECURE")))
+		}
+		c.Insecure = b
+		if c.Insecure {
+			diags.AddWarning("TLS verification of the API server is off (KUBE_INSECURE)", insecureWarning)
+		}
+	}
+	if strings.HasPrefix(strings.ToLower(c.Host), "http://") {
+		const detail = "The API server address is http://: the credentials (tokens, passwords, client keys) and the " +
+			"settings sent to it, sensitive settings included, travel in clear. Use an https:// address."
+		if !m.Host.IsNull() {
+			diags.AddAttributeWarning(path.Root("host"), "Unencrypted connection to the API server", detail)
+		} else {
+			diags.AddWarning("Unencrypted connection to the API server (KUBE_HOST)", detail)
+		}
+	}
+
 	if m.QPS.IsUnknown() {
 		unknown = true
 	} else if !m.QPS.IsNull() {
@@ -260,18 +350,18 @@ func connectionFromModel(ctx context.Context, m *providerModel) (connConfig, boo
 	} else if !m.Burst.IsNull() {
 		c.Burst = int(m.Burst.ValueInt64())
 	}
+
 	var execs []execModel
 	if m.Exec.IsUnknown() {
 		unknown = true
 	} else if !m.Exec.IsNull() {
-		if diags := m.Exec.ElementsAs(ctx, &execs, true); diags.HasError() {
+		if d := m.Exec.ElementsAs(ctx, &execs, true); d.HasError() {
 			unknown = true
 		}
 	}
-	for _, e := range execs {
-		x := &execConfig{}
-		x.APIVersion = str(e.APIVersion)
-		x.Command = str(e.Command)
+	if len(execs) > 0 { // the schema allows at most one
+		e := execs[0]
+		x := &dpclient.ExecConfig{APIVersion: str(e.APIVersion), Command: str(e.Command)}
 		if e.Args.IsUnknown() || e.Env.IsUnknown() {
 			unknown = true
 		}
@@ -290,7 +380,102 @@ func connectionFromModel(ctx context.Context, m *providerModel) (connConfig, boo
 		}
 		c.Exec = x
 	}
-	return c, unknown
+
+	data := &ProviderData{
+		FieldManager:   defaultFieldManager,
+		PlanChecks:     PlanChecksBestEffort,
+		RequestTimeout: defaultRequestTimeout,
+		conn:           c,
+		unknown:        unknown,
+	}
+	if v := m.FieldManager; !v.IsNull() && !v.IsUnknown() && v.ValueString() != "" {
+		data.FieldManager = v.ValueString()
+	}
+	if v := m.ForceConflicts; !v.IsNull() && !v.IsUnknown() {
+		data.ForceConflicts = v.ValueBool()
+	}
+
+	switch v := m.PlanChecks; {
+	case !v.IsNull() && !v.IsUnknown():
+		data.PlanChecks = v.ValueString() // checked by the schema
+	case getenv(envPlanChecks) != "":
+		switch s := getenv(envPlanChecks); s {
+		case PlanChecksBestEffort, PlanChecksRequired:
+			data.PlanChecks = s
+		default:
+			diags.AddError("Invalid "+envPlanChecks, fmt.Sprintf("The environment variable %s is %q; it must be %q or %q.",
+				envPlanChecks, s, PlanChecksBestEffort, PlanChecksRequired))
+		}
+	}
+
+	switch v := m.RequestTimeout; {
+	case !v.IsNull() && !v.IsUnknown():
+		if d, err := parsePositiveDuration(v.ValueString()); err == nil {
+			data.RequestTimeout = d
+		} // else reported by the schema's validator
+	case getenv(envRequestTimeout) != "":
+		d, err := parsePositiveDuration(getenv(envRequestTimeout))
+		if err != nil {
+			diags.AddError("Invalid "+envRequestTimeout, fmt.Sprintf("The environment variable %s is %q: %s.",
+				envRequestTimeout, getenv(envRequestTimeout), err))
+		} else {
+			data.RequestTimeout = d
+		}
+	}
+	return data, diags
+}
+
+const insecureWarning = "The provider does not verify the API server's certificate: anyone on the network path can " +
+	"impersonate the server and read the credentials and the settings sent to it, sensitive settings included. " +
+	"Give the server's CA with cluster_ca_certificate (or in the kubeconfig) instead."
+
+// parsePositiveDuration parses a Go duration ("60s", "2m") greater than 0.
+func parsePositiveDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("not a duration such as \"30s\" or \"2m\"")
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("the duration must be greater than 0")
+	}
+	return d, nil
+}
+
+// positiveDuration validates a string attribute holding a duration > 0.
+type positiveDuration struct{}
+
+func (positiveDuration) Description(context.Context) string {
+	return "value must be a duration greater than 0, such as \"30s\" or \"2m\""
+}
+
+func (v positiveDuration) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (positiveDuration) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := parsePositiveDuration(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration",
+			fmt.Sprintf("%s is %q: %s.", req.Path, req.ConfigValue.ValueString(), err))
+	}
+}
+
+// positiveFloat64 validates a number attribute greater than 0 (the
+// validators module has only inclusive bounds).
+type positiveFloat64 struct{}
+
+func (positiveFloat64) Description(context.Context) string { return "value must be greater than 0" }
+
+func (v positiveFloat64) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (positiveFloat64) ValidateFloat64(_ context.Context, req validator.Float64Request, resp *validator.Float64Response) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if req.ConfigValue.ValueFloat64() <= 0 {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid value",
+			fmt.Sprintf("%s must be greater than 0, got %v.", req.Path, req.ConfigValue.ValueFloat64()))
+	}
 }
 
 // Resources lists the managed resources.
