@@ -31,6 +31,11 @@ const (
 	privateApplyPending = "apply_pending"
 	// privateUID is the UID of the Application, the precondition of its delete.
 	privateUID = "uid"
+	// privateImported marks an imported Application not written by this
+	// resource yet: which of its settings are secrets is unknown until the
+	// first apply, so the state holds none of them (settings,
+	// last_applied_settings and effective_settings stay null).
+	privateImported = "imported"
 )
 
 // privateGetter and privateSetter are the private state of requests and
@@ -122,6 +127,7 @@ func (w *writeOutcome) setPrivate(ctx context.Context, private privateSetter) di
 		pending = []byte(`true`)
 	}
 	diags.Append(private.SetKey(ctx, privateApplyPending, pending)...)
+	diags.Append(private.SetKey(ctx, privateImported, nil)...)
 	if w.uid != "" {
 		uid, _ := json.Marshal(w.uid)
 		diags.Append(private.SetKey(ctx, privateUID, uid)...)
@@ -336,7 +342,8 @@ func (r *ApplicationResource) Read(ctx context.Context, req resource.ReadRequest
 	raw, diags := req.Private.GetKey(ctx, privateSensitivePaths)
 	resp.Diagnostics.Append(diags...)
 	prior := state
-	ref, diags := r.refresh(ctx, &state, decodePaths(raw), hasPrivateKey(ctx, req.Private, privateApplyPending))
+	ref, diags := r.refresh(ctx, &state, decodePaths(raw), hasPrivateKey(ctx, req.Private, privateApplyPending),
+		hasPrivateKey(ctx, req.Private, privateImported))
 	resp.Diagnostics.Append(diags...)
 	switch {
 	case resp.Diagnostics.HasError():
@@ -371,7 +378,7 @@ type refreshOutcome struct {
 
 // refresh updates state from the Application in the cluster (a GET, or the
 // namespace LIST shared with other reads).
-func (r *ApplicationResource) refresh(ctx context.Context, state *applicationModel, sensitivePaths [][]string, pending bool) (out refreshOutcome, diags diag.Diagnostics) {
+func (r *ApplicationResource) refresh(ctx context.Context, state *applicationModel, sensitivePaths [][]string, pending, imported bool) (out refreshOutcome, diags diag.Diagnostics) {
 	cl := clusterClient(ctx, r.data, &diags)
 	if cl == nil {
 		return out, diags
@@ -388,6 +395,15 @@ func (r *ApplicationResource) refresh(ctx context.Context, state *applicationMod
 	out.uid = string(obj.GetUID())
 	if pending {
 		out.applied = dpclient.VerdictOf(obj, state.waitFor()).Done
+	}
+	if imported {
+		// Any value of spec.settings may be a secret: none goes to the
+		// state, and every one is kept out of DP's texts.
+		settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
+		secrets := newRedactor(settings)
+		diags.Append(r.fromObject(ctx, state, obj, nil, r.fieldManager(state), secrets.redact)...)
+		state.Settings, state.LastAppliedSettings, state.EffectiveSettings = types.DynamicNull(), types.DynamicNull(), types.DynamicNull()
+		return out, diags
 	}
 	secrets := newRedactor(valuesAt(obj, sensitivePaths))
 	diags.Append(r.fromObject(ctx, state, obj, sensitivePaths, r.fieldManager(state), secrets.redact)...)

@@ -303,6 +303,8 @@ func (r *ApplicationResource) ImportState(ctx context.Context, req resource.Impo
 	set("immutable_field_change", immutableModeError)
 	set("allow_destructive_settings_switch", false)
 	set("wait", true)
+	set("wait_for", dpclient.ConditionConfigurationApplied)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, []byte(`true`))...)
 	if resp.Identity != nil {
 		resp.Diagnostics.Append(resp.Identity.Set(ctx, applicationIdentity{
 			Namespace: types.StringValue(namespace), Name: types.StringValue(name),

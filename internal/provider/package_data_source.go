@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -163,7 +162,7 @@ func (d *PackageDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	findings, err := engine.Verify(os.DirFS(dir))
+	findings, err := engine.VerifyDir(dir)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("path"), "Cannot verify the package", fmt.Sprintf("Package %q: %s", dir, err))
 		return

@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"errors"
+	"os"
+	"strings"
 	"reflect"
 	"sync"
 
@@ -29,11 +31,30 @@ const applicationTypeName = "deckhouse_application"
 // with a diagnostic, every input it does not recognise) to the framework:
 //   - ReadResource: readUnchanged (protocol_read.go);
 //   - PlanResourceChange: planUnchanged and planCreate (protocol_plan.go).
+//
+// Setting DECKHOUSE_PROVIDER_SHORTCUTS=off serves the framework's server
+// alone (for comparisons and as a way out should a shortcut misbehave).
 func ProtocolServer(version string) func() tfprotov6.ProviderServer {
 	return func() tfprotov6.ProviderServer {
 		p := &DeckhouseProvider{version: version}
+		if !ShortcutsEnabled() {
+			return providerserver.NewProtocol6(p)()
+		}
 		return &protocolServer{ProviderServer: providerserver.NewProtocol6(p)(), provider: p}
 	}
+}
+
+// ShortcutsEnvVar turns the protocol shortcuts off when set to "off" (or
+// "false", "0").
+const ShortcutsEnvVar = "DECKHOUSE_PROVIDER_SHORTCUTS"
+
+// ShortcutsEnabled reports whether the protocol shortcuts answer calls.
+func ShortcutsEnabled() bool {
+	switch strings.ToLower(os.Getenv(ShortcutsEnvVar)) {
+	case "off", "false", "0", "no":
+		return false
+	}
+	return true
 }
 
 // protocolServer is the framework's protocol server with the shortcuts.

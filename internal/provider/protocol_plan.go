@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	msgpack "github.com/vmihailenco/msgpack/v5"
 	"github.com/vmihailenco/msgpack/v5/msgpcode"
 )
@@ -102,6 +103,7 @@ func (s *protocolServer) planCreate(ctx context.Context, req *tfprotov6.PlanReso
 		}
 		identity = &tfprotov6.ResourceIdentityData{IdentityData: &nullIdentity}
 	}
+	tflog.Trace(ctx, "plan of a new deckhouse_application answered by the protocol shortcut")
 	return &tfprotov6.PlanResourceChangeResponse{PlannedState: &planned, PlannedIdentity: identity}, true
 }
 
@@ -134,10 +136,15 @@ func planUnchanged(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest
 		!bytes.Equal(prior.MsgPack, proposed.MsgPack) {
 		return nil, false
 	}
+	// An update DP has not applied yet is planned again by ModifyPlan.
+	if pending, ok := privateKey(req.PriorPrivate, privateApplyPending); !ok || len(pending) > 0 {
+		return nil, false
+	}
 	info := applicationSchemaInfo(ctx)
 	if info.err != nil || len(info.defaults) > 0 && !defaultsHold(info, config, proposed) {
 		return nil, false
 	}
+	tflog.Trace(ctx, "plan of an unchanged deckhouse_application answered by the protocol shortcut")
 	return &tfprotov6.PlanResourceChangeResponse{
 		PlannedState:    proposed,
 		PlannedPrivate:  req.PriorPrivate,

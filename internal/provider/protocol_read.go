@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
 func (s *protocolServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
@@ -53,17 +54,21 @@ func (s *protocolServer) readUnchanged(ctx context.Context, req *tfprotov6.ReadR
 	if pending, ok := privateKey(req.Private, privateApplyPending); !ok || len(pending) > 0 {
 		return nil, false
 	}
+	if imported, ok := privateKey(req.Private, privateImported); !ok || len(imported) > 0 {
+		return nil, false
+	}
 	uid, ok := privateKey(req.Private, privateUID)
 	if !ok || len(uid) == 0 {
 		return nil, false
 	}
 	r := &ApplicationResource{data: data}
 	prior := state
-	ref, diags := r.refresh(ctx, &state, decodePaths(paths), false)
+	ref, diags := r.refresh(ctx, &state, decodePaths(paths), false, false)
 	if ref.gone || len(diags) > 0 || !sameModel(&prior, &state) || `"`+ref.uid+`"` != string(uid) ||
 		!identityIs(ctx, info, req.CurrentIdentity.IdentityData, &state) {
 		return nil, false
 	}
+	tflog.Trace(ctx, "refresh of an unchanged deckhouse_application answered by the protocol shortcut")
 	return &tfprotov6.ReadResourceResponse{
 		NewState:    cur,
 		Private:     req.Private,
