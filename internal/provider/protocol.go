@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"os"
-	"strings"
 	"reflect"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
