@@ -62,7 +62,7 @@ func (r *ApplicationResource) Create(ctx context.Context, req resource.CreateReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, plan.timeout("create", defaultCreateTimeout))
+	ctx, cancel := context.WithTimeout(ctx, plan.timeout(ctx, "create", defaultCreateTimeout))
 	defer cancel()
 	w := r.write(ctx, &plan, nil, sensitive, "create")
 	resp.Diagnostics.Append(w.diags...)
@@ -96,7 +96,7 @@ func (r *ApplicationResource) Update(ctx context.Context, req resource.UpdateReq
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, plan.timeout("update", defaultUpdateTimeout))
+	ctx, cancel := context.WithTimeout(ctx, plan.timeout(ctx, "update", defaultUpdateTimeout))
 	defer cancel()
 	w := r.write(ctx, &plan, &state, sensitive, "update")
 	resp.Diagnostics.Append(w.diags...)
@@ -556,7 +556,7 @@ func (r *ApplicationResource) Delete(ctx context.Context, req resource.DeleteReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, state.timeout("delete", defaultDeleteTimeout))
+	ctx, cancel := context.WithTimeout(ctx, state.timeout(ctx, "delete", defaultDeleteTimeout))
 	defer cancel()
 	cl := clusterClient(ctx, r.data, &resp.Diagnostics)
 	if cl == nil {

@@ -1,11 +1,14 @@
 package provider
 
 import (
+	"context"
 	"encoding/json"
 	"sort"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -14,29 +17,29 @@ import (
 
 // applicationModel is the Terraform data of deckhouse_application.
 type applicationModel struct {
-	ID                             types.String  `tfsdk:"id"`
-	Name                           types.String  `tfsdk:"name"`
-	Namespace                      types.String  `tfsdk:"namespace"`
-	PackageName                    types.String  `tfsdk:"package_name"`
-	PackageVersion                 types.String  `tfsdk:"package_version"`
-	PackageRepositoryName          types.String  `tfsdk:"package_repository_name"`
-	ReleaseChannel                 types.String  `tfsdk:"release_channel"`
-	Maintenance                    types.String  `tfsdk:"maintenance"`
-	Labels                         types.Map     `tfsdk:"labels"`
-	Annotations                    types.Map     `tfsdk:"annotations"`
-	Settings                       types.Dynamic `tfsdk:"settings"`
-	SensitiveSettings              types.Dynamic `tfsdk:"sensitive_settings"`
-	SensitiveSettingsVersion       types.String  `tfsdk:"sensitive_settings_version"`
-	ImmutableFieldChange           types.String  `tfsdk:"immutable_field_change"`
-	AllowDestructiveSettingsSwitch types.Bool    `tfsdk:"allow_destructive_settings_switch"`
-	Wait                           types.Bool    `tfsdk:"wait"`
-	WaitFor                        types.String  `tfsdk:"wait_for"`
-	FieldManager                   types.String  `tfsdk:"field_manager"`
-	ForceConflicts                 types.Bool    `tfsdk:"force_conflicts"`
-	Timeouts                       types.Object  `tfsdk:"timeouts"`
-	EffectiveSettings              types.Dynamic `tfsdk:"effective_settings"`
-	Status                         types.Object  `tfsdk:"status"`
-	LastAppliedSettings            types.Dynamic `tfsdk:"last_applied_settings"`
+	ID                             types.String   `tfsdk:"id"`
+	Name                           types.String   `tfsdk:"name"`
+	Namespace                      types.String   `tfsdk:"namespace"`
+	PackageName                    types.String   `tfsdk:"package_name"`
+	PackageVersion                 types.String   `tfsdk:"package_version"`
+	PackageRepositoryName          types.String   `tfsdk:"package_repository_name"`
+	ReleaseChannel                 types.String   `tfsdk:"release_channel"`
+	Maintenance                    types.String   `tfsdk:"maintenance"`
+	Labels                         types.Map      `tfsdk:"labels"`
+	Annotations                    types.Map      `tfsdk:"annotations"`
+	Settings                       types.Dynamic  `tfsdk:"settings"`
+	SensitiveSettings              types.Dynamic  `tfsdk:"sensitive_settings"`
+	SensitiveSettingsVersion       types.String   `tfsdk:"sensitive_settings_version"`
+	ImmutableFieldChange           types.String   `tfsdk:"immutable_field_change"`
+	AllowDestructiveSettingsSwitch types.Bool     `tfsdk:"allow_destructive_settings_switch"`
+	Wait                           types.Bool     `tfsdk:"wait"`
+	WaitFor                        types.String   `tfsdk:"wait_for"`
+	FieldManager                   types.String   `tfsdk:"field_manager"`
+	ForceConflicts                 types.Bool     `tfsdk:"force_conflicts"`
+	Timeouts                       timeouts.Value `tfsdk:"timeouts"`
+	EffectiveSettings              types.Dynamic  `tfsdk:"effective_settings"`
+	Status                         types.Object   `tfsdk:"status"`
+	LastAppliedSettings            types.Dynamic  `tfsdk:"last_applied_settings"`
 }
 
 // applicationIdentity is the resource identity (namespace, name).
@@ -73,16 +76,15 @@ var (
 )
 
 // timeout returns the configured timeout of op (create, update, delete).
-func (m *applicationModel) timeout(op string, def time.Duration) time.Duration {
+func (m *applicationModel) timeout(ctx context.Context, op string, def time.Duration) time.Duration {
 	if m.Timeouts.IsNull() || m.Timeouts.IsUnknown() {
 		return def
 	}
-	s, ok := m.Timeouts.Attributes()[op].(types.String)
-	if !ok || s.IsNull() || s.IsUnknown() {
-		return def
-	}
-	d, err := time.ParseDuration(s.ValueString())
-	if err != nil || d <= 0 {
+	get := map[string]func(context.Context, time.Duration) (time.Duration, diag.Diagnostics){
+		"create": m.Timeouts.Create, "update": m.Timeouts.Update, "delete": m.Timeouts.Delete,
+	}[op]
+	d, diags := get(ctx, def)
+	if diags.HasError() || d <= 0 {
 		return def
 	}
 	return d

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
@@ -16,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
@@ -61,7 +64,7 @@ func (r *ApplicationResource) Metadata(_ context.Context, req resource.MetadataR
 	resp.TypeName = req.ProviderTypeName + "_application"
 }
 
-func (r *ApplicationResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *ApplicationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A Deckhouse Platform `Application` (`deckhouse.io/v1alpha1`): one installed instance of a package in a " +
 			"namespace. The plan validates `settings` as DP would (schema, CEL rules, project grants, immutable fields, " +
@@ -75,26 +78,26 @@ func (r *ApplicationResource) Schema(_ context.Context, _ resource.SchemaRequest
 			},
 			"name": schema.StringAttribute{
 				Required:            true,
-				MarkdownDescription: "Name of the Application (at most 24 characters). Changing it replaces the Application.",
+				MarkdownDescription: "Name of the Application: a DNS-1123 label (lower case letters, digits and `-`) of at most 24 characters. Changing it replaces the Application.",
 				Validators:          []validator.String{applicationNameValidator{}},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"namespace": schema.StringAttribute{
 				Required:            true,
 				MarkdownDescription: "Namespace (project) of the Application. Changing it replaces the Application.",
-				Validators:          []validator.String{nonEmptyStringValidator{}},
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"package_name": schema.StringAttribute{
 				Required:            true,
 				MarkdownDescription: "Name of the ApplicationPackage (`spec.packageName`). Changing it replaces the Application.",
-				Validators:          []validator.String{nonEmptyStringValidator{}},
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"package_version": schema.StringAttribute{
 				Required:            true,
 				MarkdownDescription: "Version of the package (`spec.packageVersion`), for example `v1.0.0`. Changing it upgrades in place.",
-				Validators:          []validator.String{nonEmptyStringValidator{}},
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
 			"package_repository_name": schema.StringAttribute{
 				Optional: true,
@@ -110,7 +113,7 @@ func (r *ApplicationResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"maintenance": schema.StringAttribute{
 				Optional:            true,
 				MarkdownDescription: "Maintenance mode (`spec.maintenance`): `NoResourceReconciliation`.",
-				Validators:          []validator.String{oneOfStringValidator{values: []string{"NoResourceReconciliation"}}},
+				Validators:          []validator.String{stringvalidator.OneOf("NoResourceReconciliation")},
 			},
 			"labels": schema.MapAttribute{
 				Optional:            true,
@@ -144,7 +147,7 @@ func (r *ApplicationResource) Schema(_ context.Context, _ resource.SchemaRequest
 				Default:  stringdefault.StaticString(immutableModeError),
 				MarkdownDescription: "What a change of an `x-deckhouse-immutable` field does: `error` (default, as DP's webhook: " +
 					"the plan fails naming each field) or `replace` (the plan replaces the Application, naming the field).",
-				Validators: []validator.String{oneOfStringValidator{values: []string{immutableModeError, immutableModeReplace}}},
+				Validators: []validator.String{stringvalidator.OneOf(immutableModeError, immutableModeReplace)},
 			},
 			"allow_destructive_settings_switch": schema.BoolAttribute{
 				Optional: true,
@@ -168,12 +171,12 @@ func (r *ApplicationResource) Schema(_ context.Context, _ resource.SchemaRequest
 				MarkdownDescription: "The condition a wait ends on: `ConfigurationApplied` (default: DP applied the settings of " +
 					"the new generation) or `Ready` (also the application's `Ready` condition, for resources that use the " +
 					"application right after).",
-				Validators: []validator.String{oneOfStringValidator{values: []string{dpclient.ConditionConfigurationApplied, dpclient.ConditionReady}}},
+				Validators: []validator.String{stringvalidator.OneOf(dpclient.ConditionConfigurationApplied, dpclient.ConditionReady)},
 			},
 			"field_manager": schema.StringAttribute{
 				Optional:            true,
 				MarkdownDescription: "Field manager of the server-side apply of this Application. Default: the provider's `field_manager`.",
-				Validators:          []validator.String{nonEmptyStringValidator{}},
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
 			"force_conflicts": schema.BoolAttribute{
 				Optional:            true,
@@ -229,14 +232,12 @@ func (r *ApplicationResource) Schema(_ context.Context, _ resource.SchemaRequest
 			},
 		},
 		Blocks: map[string]schema.Block{
-			"timeouts": schema.SingleNestedBlock{
-				MarkdownDescription: "Operation timeouts as Go durations (`30s`, `10m`, `1h`).",
-				Attributes: map[string]schema.Attribute{
-					"create": schema.StringAttribute{Optional: true, MarkdownDescription: "Default `15m`."},
-					"update": schema.StringAttribute{Optional: true, MarkdownDescription: "Default `15m`."},
-					"delete": schema.StringAttribute{Optional: true, MarkdownDescription: "Default `10m`."},
-				},
-			},
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{
+				Create: true, Update: true, Delete: true,
+				CreateDescription: "How long a create may take, including the wait for DP: a Go duration such as `30s`, `10m` or `1h`. Default `15m`.",
+				UpdateDescription: "How long an update may take, including the wait for DP. Default `15m`.",
+				DeleteDescription: "How long a delete may take, including the wait until the Application is gone. Default `10m`.",
+			}),
 		},
 	}
 }
@@ -255,7 +256,7 @@ func (r *ApplicationResource) Configure(_ context.Context, req resource.Configur
 }
 
 func (r *ApplicationResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var t types.Object
+	var t timeouts.Value
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("timeouts"), &t)...)
 	if resp.Diagnostics.HasError() || t.IsNull() || t.IsUnknown() {
 		return
@@ -265,9 +266,9 @@ func (r *ApplicationResource) ValidateConfig(ctx context.Context, req resource.V
 		if !ok || s.IsNull() || s.IsUnknown() {
 			continue
 		}
-		if d, err := time.ParseDuration(s.ValueString()); err != nil || d <= 0 {
+		if d, err := time.ParseDuration(s.ValueString()); err == nil && d <= 0 {
 			resp.Diagnostics.AddAttributeError(path.Root("timeouts").AtName(name), "Invalid timeout",
-				fmt.Sprintf("timeouts.%s must be a positive Go duration such as 30s, 10m or 1h, got %q.", name, s.ValueString()))
+				fmt.Sprintf("timeouts.%s must be a positive duration such as 30s, 10m or 1h.", name))
 		}
 	}
 }
@@ -316,7 +317,7 @@ func (r *ApplicationResource) ImportState(ctx context.Context, req resource.Impo
 type applicationNameValidator struct{}
 
 func (applicationNameValidator) Description(context.Context) string {
-	return fmt.Sprintf("at most %d characters", maxApplicationNameLength)
+	return fmt.Sprintf("a DNS-1123 label (lower case letters, digits and '-', starting and ending with a letter or digit) of at most %d characters", maxApplicationNameLength)
 }
 
 func (v applicationNameValidator) MarkdownDescription(ctx context.Context) string {
@@ -334,42 +335,10 @@ func (applicationNameValidator) ValidateString(_ context.Context, req validator.
 	case len(s) > maxApplicationNameLength:
 		resp.Diagnostics.AddAttributeError(req.Path, "Application name too long",
 			fmt.Sprintf("name %q has %d characters; DP accepts at most %d.", s, len(s), maxApplicationNameLength))
-	}
-}
-
-// nonEmptyStringValidator rejects an empty string.
-type nonEmptyStringValidator struct{}
-
-func (nonEmptyStringValidator) Description(context.Context) string { return "must not be empty" }
-func (v nonEmptyStringValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (nonEmptyStringValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if !req.ConfigValue.IsNull() && !req.ConfigValue.IsUnknown() && req.ConfigValue.ValueString() == "" {
-		resp.Diagnostics.AddAttributeError(req.Path, "Empty value", fmt.Sprintf("%s must not be empty.", req.Path))
-	}
-}
-
-// oneOfStringValidator accepts one of a closed set of values.
-type oneOfStringValidator struct{ values []string }
-
-func (v oneOfStringValidator) Description(context.Context) string {
-	return "one of " + strings.Join(v.values, ", ")
-}
-func (v oneOfStringValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (v oneOfStringValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	for _, ok := range v.values {
-		if req.ConfigValue.ValueString() == ok {
-			return
+	default:
+		if errs := validation.IsDNS1123Label(s); len(errs) > 0 {
+			resp.Diagnostics.AddAttributeError(req.Path, "Invalid Application name",
+				fmt.Sprintf("name %q is not a valid Kubernetes name: %s.", s, strings.Join(errs, "; ")))
 		}
 	}
-	resp.Diagnostics.AddAttributeError(req.Path, "Invalid value",
-		fmt.Sprintf("%s must be one of %s, got %q.", req.Path, strings.Join(v.values, ", "), req.ConfigValue.ValueString()))
 }

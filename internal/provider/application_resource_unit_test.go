@@ -1,10 +1,15 @@
 package provider
 
 import (
+	"context"
 	"fmt"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"reflect"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -111,6 +116,8 @@ func nullLike(v any) any {
 		return types.DynamicNull()
 	case types.Object:
 		return types.ObjectNull(statusAttrTypes)
+	case timeouts.Value:
+		return timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType})}
 	}
 	panic(fmt.Sprintf("unexpected attribute type %T", v))
 }
@@ -127,6 +134,35 @@ func unknownLike(v any) any {
 		return types.DynamicUnknown()
 	case types.Object:
 		return types.ObjectUnknown(statusAttrTypes)
+	case timeouts.Value:
+		return timeouts.Value{Object: types.ObjectUnknown(map[string]attr.Type{"create": types.StringType})}
 	}
 	panic(fmt.Sprintf("unexpected attribute type %T", v))
+}
+
+func TestApplicationNameValidator_DNSLabelOfAtMost24Characters(t *testing.T) {
+	tests := []struct {
+		name string
+		ok   bool
+	}{
+		{"demo", true},
+		{"demo-1", true},
+		{"a23456789012345678901234", true},
+		{"a234567890123456789012345", false},
+		{"Demo", false},
+		{"demo_app", false},
+		{"-demo", false},
+		{"demo.app", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var resp validator.StringResponse
+			applicationNameValidator{}.ValidateString(context.Background(), validator.StringRequest{
+				Path: path.Root("name"), ConfigValue: types.StringValue(tt.name)}, &resp)
+			if ok := !resp.Diagnostics.HasError(); ok != tt.ok {
+				t.Fatalf("valid = %v, want %v (%v)", ok, tt.ok, resp.Diagnostics)
+			}
+		})
+	}
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"os"
 	"reflect"
 	"testing"
@@ -198,8 +199,8 @@ func TestPlanShortcut_PlansCreatesAsTheFramework(t *testing.T) {
 			m.Wait = types.BoolValue(false)
 			m.AllowDestructiveSettingsSwitch = types.BoolValue(true)
 			m.Labels = types.MapValueMust(types.StringType, map[string]attr.Value{"team": types.StringValue("a")})
-			m.Timeouts = types.ObjectValueMust(map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType},
-				map[string]attr.Value{"create": types.StringValue("1m"), "update": types.StringNull(), "delete": types.StringNull()})
+			m.Timeouts = timeouts.Value{Object: types.ObjectValueMust(map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType},
+				map[string]attr.Value{"create": types.StringValue("1m"), "update": types.StringNull(), "delete": types.StringNull()})}
 			return m
 		}(), wantShortcut: true},
 		{name: "sensitive settings", config: func() applicationModel {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -35,9 +36,9 @@ func appState() applicationModel {
 		WaitFor:                        types.StringValue("ConfigurationApplied"),
 		FieldManager:                   types.StringNull(),
 		ForceConflicts:                 types.BoolNull(),
-		Timeouts: types.ObjectNull(map[string]attr.Type{
+		Timeouts: timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
 			"create": types.StringType, "update": types.StringType, "delete": types.StringType,
-		}),
+		})},
 		EffectiveSettings: effective,
 		Status: types.ObjectValueMust(statusAttrTypes, map[string]attr.Value{
 			"state": types.StringValue("Ready"), "message": types.StringNull(), "tip": types.StringNull(),
