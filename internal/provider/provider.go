@@ -307,6 +307,7 @@ func (p *DeckhouseProvider) DataSources(_ context.Context) []func() datasource.D
 		NewAvailableClusterResourceDataSource,
 		NewPackageSettingsDataSource,
 		NewPackageDataSource,
+		NewApplicationDataSource,
 	}
 }
 
