@@ -308,6 +308,7 @@ func (p *DeckhouseProvider) DataSources(_ context.Context) []func() datasource.D
 		NewPackageSettingsDataSource,
 		NewPackageDataSource,
 		NewApplicationDataSource,
+		NewApplicationsDataSource,
 	}
 }
 
