@@ -309,6 +309,7 @@ func (p *DeckhouseProvider) DataSources(_ context.Context) []func() datasource.D
 		NewPackageDataSource,
 		NewApplicationDataSource,
 		NewApplicationsDataSource,
+		NewPackageVersionsDataSource,
 	}
 }
 
