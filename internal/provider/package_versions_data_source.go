@@ -59,7 +59,7 @@ func (d *PackageVersionsDataSource) Schema(_ context.Context, _ datasource.Schem
 	entry := func(what string) map[string]schema.Attribute {
 		return map[string]schema.Attribute{
 			"repository": schema.StringAttribute{Computed: true, MarkdownDescription: "PackageRepository (`spec.packageRepositoryName`) of " + what + "."},
-			"version":    schema.StringAttribute{Computed: true, MarkdownDescription: "Version (`spec.packageVersion`) of " + what + ", for example `v1.2.3`."},
+			"version":    schema.StringAttribute{Computed: true, MarkdownDescription: "`spec.packageVersion` of " + what + ", for example `v1.2.3`."},
 			"name":       schema.StringAttribute{Computed: true, MarkdownDescription: "Name of the ApplicationPackageVersion: `<repository>-<package>-<version>`."},
 			"draft":      schema.BoolAttribute{Computed: true, MarkdownDescription: "The version carries the label `packages.deckhouse.io/draft` and cannot be installed."},
 			"ready":      schema.BoolAttribute{Computed: true, MarkdownDescription: "The version is not a draft and has `MetadataLoaded=True`: an Application can install it."},
@@ -92,7 +92,8 @@ func (d *PackageVersionsDataSource) Schema(_ context.Context, _ datasource.Schem
 				Computed: true,
 				MarkdownDescription: "The newest version by semantic version that is not a draft and is ready, among the versions " +
 					"of `repository` when it is set, of every repository otherwise (when several repositories offer the " +
-					"same version, the one listed first in `versions`). Null when no version qualifies.",
+					"same version, the one listed first in `versions`). A pre-release newer than every release is the newest: " +
+					"to follow releases only, pick from `versions` instead. Null when no version qualifies.",
 				Attributes: entry("the newest version"),
 			},
 		},

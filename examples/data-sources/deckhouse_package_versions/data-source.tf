@@ -8,7 +8,18 @@ output "demo_versions" {
   value = [for v in data.deckhouse_package_versions.demo.versions : v.version if v.ready]
 }
 
-# Follow the newest installable version (null when there is none yet).
+# Releases only (no pre-release part such as -rc.1): the last one is the newest.
+locals {
+  demo_releases = [
+    for v in data.deckhouse_package_versions.demo.versions : v.version if v.ready && !strcontains(v.version, "-")
+  ]
+}
+
+output "demo_newest_release" {
+  value = try(local.demo_releases[length(local.demo_releases) - 1], null)
+}
+
+# Follow the newest installable version, pre-releases included (null when there is none yet).
 resource "deckhouse_application" "demo" {
   name                    = "demo"
   namespace               = "team-payments"
