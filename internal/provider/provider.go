@@ -492,6 +492,9 @@ func (p *DeckhouseProvider) DataSources(_ context.Context) []func() datasource.D
 		NewAvailableClusterResourceDataSource,
 		NewPackageSettingsDataSource,
 		NewPackageDataSource,
+		NewApplicationDataSource,
+		NewApplicationsDataSource,
+		NewPackageVersionsDataSource,
 	}
 }
 

@@ -1,0 +1,18 @@
+# Every Application of a namespace.
+data "deckhouse_applications" "team" {
+  namespace = "team-payments"
+}
+
+output "not_ready" {
+  value = [for a in data.deckhouse_applications.team.items : a.name if a.ready != "True"]
+}
+
+# Only the Applications of one package.
+data "deckhouse_applications" "postgres" {
+  namespace    = "team-payments"
+  package_name = "postgres"
+}
+
+output "postgres_versions" {
+  value = { for a in data.deckhouse_applications.postgres.items : a.name => a.package_version }
+}

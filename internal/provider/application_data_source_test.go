@@ -1,0 +1,278 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"reflect"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/util/retry"
+)
+
+func ptrTo[T any](v T) *T { return &v }
+
+func TestReadAppStatus_SummaryURLsAndConditionsByType(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		status map[string]any
+		want   appStatus
+	}{
+		{name: "no status", status: nil, want: appStatus{}},
+		{
+			name: "everything DP reports",
+			status: map[string]any{
+				"summary":        map[string]any{"state": "Degraded", "message": "1 of 2 pods ready", "tip": "check the node pool"},
+				"currentVersion": map[string]any{"version": "v1.2.0", "channel": "stable"},
+				"urls": []any{
+					map[string]any{"url": "https://app.example.com", "description": "Web UI"},
+					map[string]any{"url": "https://api.example.com"},
+					"not an object",
+				},
+				"conditions": []any{
+					map[string]any{"type": "Ready", "status": "False", "reason": "Pending", "message": "waiting", "observedGeneration": int64(3)},
+					map[string]any{"type": "ConfigurationApplied", "status": "True", "reason": "ConfigurationApplied", "message": "", "observedGeneration": int64(3)},
+					map[string]any{"type": "Installed", "status": "True", "reason": "Installed"},
+					map[string]any{"status": "True"}, // no type: not a condition
+				},
+			},
+			want: appStatus{
+				State: ptrTo("Degraded"), Message: ptrTo("1 of 2 pods ready"), Tip: ptrTo("check the node pool"), InstalledVersion: ptrTo("v1.2.0"),
+				URLs: []appURL{{URL: "https://app.example.com", Description: "Web UI"}, {URL: "https://api.example.com"}},
+				Conditions: []appCondition{
+					{Type: "ConfigurationApplied", Status: "True", Reason: "ConfigurationApplied", ObservedGeneration: ptrTo(int64(3))},
+					{Type: "Installed", Status: "True", Reason: "Installed"},
+					{Type: "Ready", Status: "False", Reason: "Pending", Message: "waiting", ObservedGeneration: ptrTo(int64(3))},
+				},
+			},
+		},
+		{
+			name:   "fields of the wrong type count as absent",
+			status: map[string]any{"summary": map[string]any{"state": int64(1)}, "urls": "x", "conditions": map[string]any{}},
+			want:   appStatus{},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			obj := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "a"}}}
+			if tt.status != nil {
+				obj.Object["status"] = tt.status
+			}
+			got := readAppStatus(obj)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("readAppStatus =\n%+v\nwant\n%+v", got, tt.want)
+			}
+			// The Terraform value always has lists, possibly empty, never null.
+			v := got.value()
+			for _, k := range []string{"urls", "conditions"} {
+				if v.Attributes()[k].IsNull() {
+					t.Errorf("status.%s is null, want a list", k)
+				}
+			}
+		})
+	}
+}
+
+func TestAppStatus_ConditionStatusByType(t *testing.T) {
+	t.Parallel()
+	s := appStatus{Conditions: []appCondition{{Type: "ConfigurationApplied", Status: "True"}, {Type: "Ready", Status: "Unknown"}}}
+	if got := s.condition("Ready"); got == nil || *got != "Unknown" {
+		t.Errorf("Ready = %v, want Unknown", got)
+	}
+	if got := s.condition("Installed"); got != nil {
+		t.Errorf("Installed = %q, want nil", *got)
+	}
+}
+
+// seedApplication creates the Application name in e's namespace from e's
+// package v1.0.0 and waits until the local controller has applied it.
+func (e *appEnv) seedApplication(name, pkg string, settings map[string]any) *unstructured.Unstructured {
+	e.t.Helper()
+	ctx := context.Background()
+	spec := map[string]any{"packageName": pkg, "packageVersion": "v1.0.0", "packageRepositoryName": e.repository}
+	if settings != nil {
+		spec["settings"] = settings
+	}
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "deckhouse.io/v1alpha1",
+		"kind":       "Application",
+		"metadata":   map[string]any{"name": name, "namespace": e.namespace},
+		"spec":       spec,
+	}}
+	client := e.cp.Dynamic().Resource(applicationGVR).Namespace(e.namespace)
+	if _, err := client.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { _ = client.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		cur, err := client.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if c := findCondition(cur, "ConfigurationApplied"); c != nil && c["status"] == "True" {
+			return cur
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("Application %s/%s not applied within 30s: status %v", e.namespace, name, cur.Object["status"])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// updateApplicationStatus changes the status of an applied Application as DP would.
+func (e *appEnv) updateApplicationStatus(name string, change func(status map[string]any)) {
+	e.t.Helper()
+	client := e.cp.Dynamic().Resource(applicationGVR).Namespace(e.namespace)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := client.Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		status, _, _ := unstructured.NestedMap(cur.Object, "status")
+		change(status)
+		cur.Object["status"] = status
+		_, err = client.UpdateStatus(context.Background(), cur, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func TestAccApplicationDataSource_SpecStatusAndEffectiveSettings(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("needs the local control plane (TF_ACC=1)")
+	}
+	t.Parallel()
+	e := newAppEnv(t)
+	e.seedApplication("web", e.pkg, map[string]any{"replicas": int64(2), "auth": map[string]any{"password": "s3cret"}})
+	// What DP reports beyond the stand-in controller: addresses and a tip.
+	e.updateApplicationStatus("web", func(status map[string]any) {
+		status["urls"] = []any{map[string]any{"url": "https://web.example.com", "description": "Web UI"}}
+		summary, _ := status["summary"].(map[string]any)
+		summary["tip"] = "open the Web UI"
+	})
+
+	addr := "data.deckhouse_application.web"
+	cfg := e.providerBlock() + fmt.Sprintf(`
+data "deckhouse_application" "web" {
+  namespace = %[1]q
+  name      = "web"
+}
+output "ready" {
+  value = one([for c in data.deckhouse_application.web.status.conditions : c.status if c.type == "Ready"])
+}
+output "condition_types" {
+  value = [for c in data.deckhouse_application.web.status.conditions : c.type]
+}
+`, e.namespace)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact(e.namespace+"/web")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("package_name"), knownvalue.StringExact(e.pkg)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("package_version"), knownvalue.StringExact("v1.0.0")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("package_repository_name"), knownvalue.StringExact("main")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("release_channel"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("maintenance"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("labels").AtMapKey("packages.deckhouse.io/instance"), knownvalue.StringExact("web")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("annotations"), knownvalue.MapExact(map[string]knownvalue.Check{})),
+					// settings is spec.settings as written, secrets included.
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("settings"), knownvalue.ObjectExact(map[string]knownvalue.Check{
+						"replicas": knownvalue.Int64Exact(2),
+						"auth":     knownvalue.ObjectExact(map[string]knownvalue.Check{"password": knownvalue.StringExact("s3cret")}),
+					})),
+					// effective_settings carries the schema and grant defaults DP applied.
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("effective_settings").AtMapKey("replicas"), knownvalue.Int64Exact(2)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("effective_settings").AtMapKey("maxReplicas"), knownvalue.Int64Exact(3)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("effective_settings").AtMapKey("storageClass"), knownvalue.StringExact("fast")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("effective_settings").AtMapKey("auth").AtMapKey("user"), knownvalue.StringExact("admin")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("status").AtMapKey("state"), knownvalue.StringExact("Ready")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("status").AtMapKey("tip"), knownvalue.StringExact("open the Web UI")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("status").AtMapKey("message"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("status").AtMapKey("installed_version"), knownvalue.StringExact("v1.0.0")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("status").AtMapKey("urls"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.ObjectExact(map[string]knownvalue.Check{
+							"url": knownvalue.StringExact("https://web.example.com"), "description": knownvalue.StringExact("Web UI"),
+						}),
+					})),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("status").AtMapKey("conditions").AtSliceIndex(0), knownvalue.ObjectExact(map[string]knownvalue.Check{
+						"type":                knownvalue.StringExact("ConfigurationApplied"),
+						"status":              knownvalue.StringExact("True"),
+						"reason":              knownvalue.StringExact("ConfigurationApplied"),
+						"message":             knownvalue.StringExact(""),
+						"observed_generation": knownvalue.Int64Exact(1),
+					})),
+					statecheck.ExpectKnownOutputValue("ready", knownvalue.StringExact("True")),
+					statecheck.ExpectKnownOutputValue("condition_types", knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.StringExact("ConfigurationApplied"), knownvalue.StringExact("Installed"), knownvalue.StringExact("Ready"),
+					})),
+				},
+			},
+			{
+				Config: e.providerBlock() + fmt.Sprintf(`
+data "deckhouse_application" "missing" {
+  namespace = %q
+  name      = "absent"
+}
+`, e.namespace),
+				ExpectError: regexp.MustCompile(`(?s)Application not found.*` + regexp.QuoteMeta(e.namespace+"/absent")),
+			},
+		},
+	})
+}
+
+func TestAccApplicationDataSource_SettingsAreSensitive(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("needs the local control plane (TF_ACC=1)")
+	}
+	t.Parallel()
+	e := newAppEnv(t)
+	e.seedApplication("web", e.pkg, map[string]any{"auth": map[string]any{"password": "s3cret"}})
+	// An output of a sensitive value must be declared sensitive.
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: e.providerBlock() + fmt.Sprintf(`
+data "deckhouse_application" "web" {
+  namespace = %q
+  name      = "web"
+}
+output "password" {
+  value = data.deckhouse_application.web.effective_settings.auth.password
+}
+`, e.namespace),
+				ExpectError: regexp.MustCompile(`(?i)sensitive`),
+			},
+			{
+				Config: e.providerBlock() + fmt.Sprintf(`
+data "deckhouse_application" "web" {
+  namespace = %q
+  name      = "web"
+}
+output "user" {
+  value = nonsensitive(data.deckhouse_application.web.effective_settings.auth.user)
+}
+`, e.namespace),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownOutputValue("user", knownvalue.StringExact("admin")),
+				},
+			},
+		},
+	})
+}

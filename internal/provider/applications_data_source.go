@@ -1,0 +1,196 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
+)
+
+var (
+	_ datasource.DataSource              = &ApplicationsDataSource{}
+	_ datasource.DataSourceWithConfigure = &ApplicationsDataSource{}
+)
+
+// listPageSize is the page size of the LISTs of the list data sources.
+const listPageSize = 500
+
+// NewApplicationsDataSource returns deckhouse_applications.
+func NewApplicationsDataSource() datasource.DataSource { return &ApplicationsDataSource{} }
+
+// ApplicationsDataSource lists the Applications of a namespace.
+type ApplicationsDataSource struct {
+	data *ProviderData
+}
+
+type applicationsDataModel struct {
+	ID          types.String `tfsdk:"id"`
+	Namespace   types.String `tfsdk:"namespace"`
+	PackageName types.String `tfsdk:"package_name"`
+	Items       types.List   `tfsdk:"items"`
+}
+
+// applicationSummary is one item of deckhouse_applications.
+type applicationSummary struct {
+	Namespace, Name                 string
+	PackageName, PackageVersion     *string
+	PackageRepositoryName, State    *string
+	ConfigurationApplied, ReadyCond *string
+}
+
+var applicationsItemAttrTypes = map[string]attr.Type{
+	"namespace":               types.StringType,
+	"name":                    types.StringType,
+	"package_name":            types.StringType,
+	"package_version":         types.StringType,
+	"package_repository_name": types.StringType,
+	"state":                   types.StringType,
+	"configuration_applied":   types.StringType,
+	"ready":                   types.StringType,
+}
+
+func (d *ApplicationsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_applications"
+}
+
+func (d *ApplicationsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	str := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Lists the Applications (`deckhouse.io/v1alpha1`) of a namespace, optionally only those of one " +
+			"package, with their package, version, state and the statuses of the `ConfigurationApplied` and `Ready` " +
+			"conditions. Settings are not listed: read one Application with the `deckhouse_application` data source for " +
+			"those. The provider reads the namespace with one paged LIST (500 objects a page), so it needs the `list` " +
+			"verb on `applications.deckhouse.io` in that namespace.",
+		Attributes: map[string]schema.Attribute{
+			"id":        str("`<namespace>`, or `<namespace>/<package_name>` when filtered by package."),
+			"namespace": schema.StringAttribute{Required: true, MarkdownDescription: "Namespace (project) to list."},
+			"package_name": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Only the Applications of this ApplicationPackage (`spec.packageName`). All Applications " +
+					"of the namespace when omitted.",
+			},
+			"items": schema.ListNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "The Applications, sorted by name (an empty list when there are none).",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"namespace":               str("Namespace of the Application."),
+					"name":                    str("Name of the Application."),
+					"package_name":            str("`spec.packageName`."),
+					"package_version":         str("`spec.packageVersion`."),
+					"package_repository_name": str("`spec.packageRepositoryName`, null when not set."),
+					"state":                   str("`status.summary.state`, null until DP reports one."),
+					"configuration_applied":   str("Status of the `ConfigurationApplied` condition (`True`, `False`, `Unknown`), null when absent."),
+					"ready":                   str("Status of the `Ready` condition (`True`, `False`, `Unknown`), null when absent."),
+				}},
+			},
+		},
+	}
+}
+
+func (d *ApplicationsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data, _ = clusterClientsFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *ApplicationsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m applicationsDataModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if d.data == nil {
+		resp.Diagnostics.AddError("Provider not configured", "The deckhouse provider has no cluster configuration.")
+		return
+	}
+	dyn, err := d.data.Dynamic(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot connect to the cluster", err.Error())
+		return
+	}
+	ns, pkg := m.Namespace.ValueString(), m.PackageName.ValueString()
+	var items []applicationSummary
+	err = listEach(ctx, dyn.Resource(dpapi.ApplicationGVR).Namespace(ns), func(obj *unstructured.Unstructured) {
+		if s := summarizeApplication(obj); pkg == "" || (s.PackageName != nil && *s.PackageName == pkg) {
+			items = append(items, s)
+		}
+	})
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot list Applications", fmt.Sprintf("Listing the Applications of namespace %q: %v", ns, err))
+		return
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].Name < items[j].Name })
+
+	m.ID = types.StringValue(ns)
+	if pkg != "" {
+		m.ID = types.StringValue(ns + "/" + pkg)
+	}
+	itemType := types.ObjectType{AttrTypes: applicationsItemAttrTypes}
+	elems := make([]attr.Value, 0, len(items))
+	for _, s := range items {
+		elems = append(elems, s.value())
+	}
+	m.Items = types.ListValueMust(itemType, elems)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// summarizeApplication reads the fields deckhouse_applications lists.
+func summarizeApplication(obj *unstructured.Unstructured) applicationSummary {
+	opt := func(fields ...string) *string {
+		v, ok, err := unstructured.NestedString(obj.Object, fields...)
+		if !ok || err != nil {
+			return nil
+		}
+		return &v
+	}
+	st := readAppStatus(obj)
+	return applicationSummary{
+		Namespace:             obj.GetNamespace(),
+		Name:                  obj.GetName(),
+		PackageName:           opt("spec", "packageName"),
+		PackageVersion:        opt("spec", "packageVersion"),
+		PackageRepositoryName: opt("spec", "packageRepositoryName"),
+		State:                 st.State,
+		ConfigurationApplied:  st.condition("ConfigurationApplied"),
+		ReadyCond:             st.condition("Ready"),
+	}
+}
+
+func (s applicationSummary) value() types.Object {
+	return types.ObjectValueMust(applicationsItemAttrTypes, map[string]attr.Value{
+		"namespace":               types.StringValue(s.Namespace),
+		"name":                    types.StringValue(s.Name),
+		"package_name":            types.StringPointerValue(s.PackageName),
+		"package_version":         types.StringPointerValue(s.PackageVersion),
+		"package_repository_name": types.StringPointerValue(s.PackageRepositoryName),
+		"state":                   types.StringPointerValue(s.State),
+		"configuration_applied":   types.StringPointerValue(s.ConfigurationApplied),
+		"ready":                   types.StringPointerValue(s.ReadyCond),
+	})
+}
+
+// listEach LISTs client in pages of listPageSize and calls fn for every object.
+func listEach(ctx context.Context, client dynamic.ResourceInterface, fn func(*unstructured.Unstructured)) error {
+	opts := metav1.ListOptions{Limit: listPageSize}
+	for {
+		list, err := client.List(ctx, opts)
+		if err != nil {
+			return err
+		}
+		for i := range list.Items {
+			fn(&list.Items[i])
+		}
+		if opts.Continue = list.GetContinue(); opts.Continue == "" {
+			return nil
+		}
+	}
+}
