@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"os"
 	"reflect"
 	"regexp"
@@ -120,7 +122,7 @@ func (e *appEnv) seedApplication(name, pkg string, settings map[string]any) *uns
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		if c := findCondition(cur, "ConfigurationApplied"); c != nil && c["status"] == "True" {
+		if meta.IsStatusConditionTrue(dpclient.Conditions(cur), "ConfigurationApplied") {
 			return cur
 		}
 		if time.Now().After(deadline) {
