@@ -3,13 +3,15 @@ package provider
 import (
 	"context"
 	"fmt"
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"os"
 	"reflect"
 	"regexp"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
