@@ -392,6 +392,7 @@ type reqState struct {
 	info      RequestInfo
 	act       Action
 	clientCtx context.Context
+	upCtx     context.Context // cancelled by StopUpstream
 }
 
 type stateKey struct{}
@@ -499,7 +500,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	defer context.AfterFunc(upCtx, cancel)()
-	st := &reqState{entry: ref, info: info, act: act, clientCtx: r.Context()}
+	st := &reqState{entry: ref, info: info, act: act, clientCtx: r.Context(), upCtx: upCtx}
 	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(ctx, stateKey{}, st)))
 }
 
@@ -516,6 +517,7 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	if st == nil {
 		return nil
 	}
+	resp.Body = &cutOnStop{ReadCloser: resp.Body, upCtx: st.upCtx}
 	switch st.act.kind {
 	case kindResetAfter:
 		if st.info.Verb != VerbWatch {
@@ -534,6 +536,22 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	}
 	p.finish(st.entry, OutcomeForwarded, resp.StatusCode)
 	return nil
+}
+
+// cutOnStop makes sure a body cut by StopUpstream ends with an error, so the
+// client's connection is closed mid-body: the transport sometimes reports a
+// cancelled body as a clean end.
+type cutOnStop struct {
+	io.ReadCloser
+	upCtx context.Context
+}
+
+func (c *cutOnStop) Read(b []byte) (int, error) {
+	n, err := c.ReadCloser.Read(b)
+	if err == io.EOF && c.upCtx.Err() != nil {
+		err = errUpstreamStopped
+	}
+	return n, err
 }
 
 func (p *Proxy) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
