@@ -631,3 +631,27 @@ func TestRule_Matching(t *testing.T) {
 }
 
 func mustRegexp(s string) *regexp.Regexp { return regexp.MustCompile(s) }
+
+// The transport under client-go sends a GET again when a reused connection
+// is reset before any answer, so one reset goes unnoticed; a PATCH is not
+// sent again. The package doc tells rule writers so.
+func TestResetBefore_GetOnReusedConnectionIsSentAgainByTheTransport(t *testing.T) {
+	t.Parallel()
+	api := &fakeAPI{}
+	p := startPair(t, api, Config{})
+	c := p.Client() // keep-alive
+	if _, _, err := do(t, c, http.MethodGet, p.URL()+appPath, ""); err != nil {
+		t.Fatal(err)
+	}
+	get := p.Add(Rule{Verb: VerbGet, Times: 1, Action: ResetBefore()})
+	if _, _, err := do(t, c, http.MethodGet, p.URL()+appPath, ""); err != nil {
+		t.Errorf("GET: %v, want the transport's second attempt to succeed", err)
+	}
+	patch := p.Add(Rule{Verb: VerbPatch, Times: 1, Action: ResetBefore()})
+	if _, _, err := do(t, c, http.MethodPatch, p.URL()+appPath, "{}"); !isReset(err) {
+		t.Errorf("PATCH: %v, want connection reset", err)
+	}
+	if get.Hits() != 1 || patch.Hits() != 1 || p.Count(VerbGet, "") != 3 || len(api.Seen()) != 2 {
+		t.Errorf("hits get %d patch %d, GETs seen by the proxy %d, by the upstream %d", get.Hits(), patch.Hits(), p.Count(VerbGet, ""), len(api.Seen()))
+	}
+}
