@@ -4,9 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"k8s.io/client-go/dynamic"
@@ -61,7 +67,19 @@ type ControlPlane struct {
 	dir            string
 	removeDir      bool
 	kubeconfigPath string
-	pids           []int
+	startTimeout   time.Duration
+
+	// api guards the kube-apiserver process: pids, and the process that
+	// StartAPIServer starts in place of envtest's.
+	api struct {
+		sync.Mutex
+		pids   []int    // kube-apiserver and etcd
+		pid    int      // the running kube-apiserver; 0 while stopped
+		args   []string // its command line, the one every restart runs again
+		cmd    *exec.Cmd
+		done   chan struct{} // closed when cmd has exited
+		closed bool          // Stop has begun: no more starts
+	}
 
 	ctrl       *controller
 	ctrlCancel context.CancelFunc
@@ -202,8 +220,10 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		markers = append(markers, "="+api.CertDir+"\x00")
 	}
 	if len(markers) == 2 {
-		cp.pids = childPIDsWith(markers, "kube-apiserver", "etcd")
+		cp.api.pids = childPIDsWith(markers, "kube-apiserver", "etcd")
+		cp.api.pid = pidNamed(cp.api.pids, "kube-apiserver")
 	}
+	cp.startTimeout = timeout
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = 1000, 2000
 	cp.cfg = cfg
@@ -263,8 +283,14 @@ func (cp *ControlPlane) Dynamic() dynamic.Interface { return cp.dyn }
 // Dir is the folder holding the kubeconfig.
 func (cp *ControlPlane) Dir() string { return cp.dir }
 
-// PIDs are the process ids of kube-apiserver and etcd (Linux; empty elsewhere).
-func (cp *ControlPlane) PIDs() []int { return append([]int(nil), cp.pids...) }
+// PIDs are the process ids of kube-apiserver and etcd (Linux; empty
+// elsewhere). While StopAPIServer is in force only etcd's is listed; after
+// StartAPIServer, the new kube-apiserver's.
+func (cp *ControlPlane) PIDs() []int {
+	cp.api.Lock()
+	defer cp.api.Unlock()
+	return append([]int(nil), cp.api.pids...)
+}
 
 // Stop stops the controller, kube-apiserver and etcd. It is idempotent and
 // safe for concurrent use; every call returns the first call's result.
@@ -278,7 +304,8 @@ func (cp *ControlPlane) Stop() error {
 			case <-time.After(10 * time.Second):
 			}
 		}
-		cp.stopErr = cp.env.Stop()
+		apiErr := cp.stopOwnAPIServer()
+		cp.stopErr = errors.Join(apiErr, cp.env.Stop())
 		cp.cleanupDir()
 	})
 	return cp.stopErr
@@ -299,4 +326,183 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// APIServerStopGrace is the time RestartAPIServer gives kube-apiserver to
+// end after SIGTERM before it sends SIGKILL. kube-apiserver stops listening
+// at once but holds its graceful shutdown (up to a minute) while clients
+// keep watch streams open; those streams are cut when the process dies.
+const APIServerStopGrace = 3 * time.Second
+
+// StopAPIServer stops the kube-apiserver process and returns once it has
+// exited: SIGTERM, then SIGKILL after grace (0: SIGKILL at once, a crash).
+// New connections are refused from the SIGTERM on; requests in flight and
+// watch streams end with the process. etcd, the stand-in controller and
+// every client keep running; their requests fail until StartAPIServer.
+// Stopping a stopped API server does nothing. Linux only (it finds the
+// process and its command line in /proc).
+func (cp *ControlPlane) StopAPIServer(ctx context.Context, grace time.Duration) error {
+	cp.api.Lock()
+	defer cp.api.Unlock()
+	return cp.stopAPIServerLocked(ctx, grace)
+}
+
+func (cp *ControlPlane) stopAPIServerLocked(ctx context.Context, grace time.Duration) error {
+	pid := cp.api.pid
+	if pid == 0 {
+		return nil
+	}
+	if cp.api.args == nil {
+		args, err := processArgs(pid)
+		if err != nil {
+			return fmt.Errorf("read the kube-apiserver command line: %w", err)
+		}
+		cp.api.args = args
+	}
+	gone := processGone // envtest's process: gone once envtest has reaped it
+	if cp.api.cmd != nil {
+		done := cp.api.done
+		gone = func(int) bool {
+			select {
+			case <-done:
+				return true
+			default:
+				return false
+			}
+		}
+	}
+	if err := terminate(ctx, pid, grace, gone); err != nil {
+		return err
+	}
+	cp.api.pid, cp.api.cmd, cp.api.done = 0, nil, nil
+	cp.api.pids = slices.DeleteFunc(cp.api.pids, func(p int) bool { return p == pid })
+	return nil
+}
+
+// StartAPIServer starts kube-apiserver again after StopAPIServer, with the
+// very command line it ran with (same address, certificates, client CA and
+// etcd), and returns once it answers /readyz and serves the DP API group, so
+// every kubeconfig and client of the control plane works again unchanged.
+// It waits at most Options.StartTimeout (and ctx). Starting a running API
+// server does nothing.
+func (cp *ControlPlane) StartAPIServer(ctx context.Context) error {
+	cp.api.Lock()
+	defer cp.api.Unlock()
+	if cp.api.pid != 0 {
+		return nil
+	}
+	if cp.api.args == nil {
+		return errors.New("start kube-apiserver: its command line is unknown (the process was not found at Start)")
+	}
+	if cp.api.closed {
+		return errors.New("start kube-apiserver: the control plane is stopped")
+	}
+	cmd := exec.Command(cp.api.args[0], cp.api.args[1:]...) //nolint:gosec // the command line envtest started
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}   // as envtest starts it: out of the test's process group
+	stderr := &tailBuffer{max: 8 << 10}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start kube-apiserver: %w", err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	cp.api.pid, cp.api.cmd, cp.api.done = cmd.Process.Pid, cmd, done
+	cp.api.pids = append(cp.api.pids, cmd.Process.Pid)
+
+	if err := cp.waitAPIServerReady(ctx, done); err != nil {
+		_ = cp.stopAPIServerLocked(context.Background(), 0)
+		return fmt.Errorf("start kube-apiserver: %w; its last output: %s", err, lastLines(stderr.String(), 5))
+	}
+	return nil
+}
+
+// RestartAPIServer stops kube-apiserver (SIGTERM, SIGKILL after
+// APIServerStopGrace), leaves it down for down, and starts it again on the
+// same address with the same credentials: StopAPIServer, then
+// StartAPIServer. The API refuses connections for up to APIServerStopGrace
+// plus down plus the start-up time (a few seconds). When ctx ends while the
+// server is down it stays down; StartAPIServer brings it back.
+func (cp *ControlPlane) RestartAPIServer(ctx context.Context, down time.Duration) error {
+	if err := cp.StopAPIServer(ctx, APIServerStopGrace); err != nil {
+		return err
+	}
+	t := time.NewTimer(down)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return cp.StartAPIServer(ctx)
+}
+
+// waitAPIServerReady polls /readyz and then the DP API group's discovery
+// until both answer 200.
+func (cp *ControlPlane) waitAPIServerReady(ctx context.Context, exited <-chan struct{}) error {
+	client, err := rest.HTTPClientFor(cp.cfg)
+	if err != nil {
+		return err
+	}
+	defer client.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(ctx, cp.startTimeout)
+	defer cancel()
+	paths := []string{"/readyz", "/apis/" + ApplicationGVR.Group + "/" + ApplicationGVR.Version}
+	var last string
+	for len(paths) > 0 {
+		status, err := getStatus(ctx, client, strings.TrimSuffix(cp.cfg.Host, "/")+paths[0])
+		if err == nil && status == http.StatusOK {
+			paths = paths[1:]
+			continue
+		}
+		if err != nil {
+			last = err.Error()
+		} else {
+			last = fmt.Sprintf("%s answered %d", paths[0], status)
+		}
+		select {
+		case <-exited:
+			return errors.New("the process exited")
+		case <-ctx.Done():
+			return fmt.Errorf("not ready (%s): %w", last, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+func getStatus(ctx context.Context, client *http.Client, url string) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// stopOwnAPIServer stops a kube-apiserver that StartAPIServer started
+// (envtest stops its own) and refuses further starts.
+func (cp *ControlPlane) stopOwnAPIServer() error {
+	cp.api.Lock()
+	defer cp.api.Unlock()
+	cp.api.closed = true
+	if cp.api.cmd == nil {
+		return nil
+	}
+	return cp.stopAPIServerLocked(context.Background(), 30*time.Second)
+}
+
+// lastLines is the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }

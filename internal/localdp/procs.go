@@ -1,10 +1,17 @@
 package localdp
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
+	"time"
 )
 
 // childPIDs lists the direct children of this process whose executable base
@@ -100,4 +107,84 @@ func cmdlineHasAny(pid int, markers []string) bool {
 		}
 	}
 	return false
+}
+
+// processArgs is the command line of pid, read from /proc.
+func processArgs(pid int) ([]string, error) {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	if err != nil {
+		return nil, err
+	}
+	args := strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00")
+	if len(args) == 0 || args[0] == "" {
+		return nil, fmt.Errorf("process %d has no command line", pid)
+	}
+	return args, nil
+}
+
+// pidNamed returns the first of pids whose executable base name is name, 0
+// when none is.
+func pidNamed(pids []int, name string) int {
+	for _, pid := range pids {
+		if ProcessAlive(pid, name) {
+			return pid
+		}
+	}
+	return 0
+}
+
+// processGone reports whether pid no longer exists, not even as a zombie
+// waiting to be reaped.
+func processGone(pid int) bool {
+	_, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid)))
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// terminate sends SIGTERM to pid (SIGKILL when grace is 0), SIGKILL once
+// grace has passed, and waits until gone(pid) holds, bounded by ctx.
+func terminate(ctx context.Context, pid int, grace time.Duration, gone func(int) bool) error {
+	sig := syscall.SIGTERM
+	if grace <= 0 {
+		sig = syscall.SIGKILL
+	}
+	if err := syscall.Kill(pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("stop process %d: %w", pid, err)
+	}
+	killAt := time.Now().Add(grace)
+	killed := sig == syscall.SIGKILL
+	for !gone(pid) {
+		if !killed && time.Now().After(killAt) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			killed = true
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for process %d to stop: %w", pid, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if over := len(b.buf) - b.max; over > 0 {
+		b.buf = append(b.buf[:0], b.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (b *tailBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf)
 }

@@ -1,0 +1,100 @@
+// Package faultproxy is a fault-injecting reverse proxy for the Kubernetes
+// API, for tests. It stands between a client (the provider, driven by
+// OpenTofu in acceptance tests) and kube-apiserver, forwards every request,
+// and acts on the requests its rules match: it answers with a status, resets
+// the connection before or after forwarding, delays, cuts watch streams, or
+// injects watch ERROR events. It counts every request it sees. It uses the
+// standard library only.
+//
+// # Use in an acceptance test
+//
+// Start the proxy in front of the local control plane, with the control
+// plane's own credentials, and point the provider at the proxy:
+//
+//	cfg := cp.RESTConfig() // localdp.ControlPlane
+//	p, err := faultproxy.Start(faultproxy.Config{Upstream: faultproxy.Upstream{
+//		URL: cfg.Host, CAData: cfg.CAData, CertData: cfg.CertData, KeyData: cfg.KeyData,
+//	}})
+//	if err != nil {
+//		t.Fatal(err)
+//	}
+//	t.Cleanup(func() { _ = p.Close() })
+//
+//	provider := fmt.Sprintf(`provider "deckhouse" {
+//	  host                   = %q
+//	  token                  = %q
+//	  cluster_ca_certificate = %q
+//	}`, p.URL(), p.Token(), p.CAPEM())
+//	// or: p.WriteKubeconfig(path) and config_path = path
+//
+//	// The first server-side apply PATCH of Applications is answered 503.
+//	patch := p.Add(faultproxy.Rule{Verb: faultproxy.VerbPatch, Resource: "applications",
+//		Times: 1, Action: faultproxy.Status(503)})
+//	// Every watch is cut at once, until the rule is disabled.
+//	cut := p.Add(faultproxy.Rule{Verb: faultproxy.VerbWatch, Action: faultproxy.CutWatch()})
+//	time.AfterFunc(20*time.Second, cut.Disable)
+//
+//	// ... run the steps, then:
+//	if patch.Hits() != 1 || p.Count(faultproxy.VerbDelete, "applications") != 0 { ... }
+//	p.ResetCounts()
+//
+// The provider sees the proxy as the cluster: its URL, its self-signed
+// certificate (CAPEM) and its bearer token (Token). The proxy refuses any
+// other token with 401 and never forwards those requests, so a test cannot
+// reach the cluster past the proxy by mistake. It forwards with the upstream
+// credentials of Config.Upstream (the client certificate the local control
+// plane's admin config holds, or a bearer token), not the client's.
+//
+// # Rules and actions
+//
+// A Rule matches on method, verb (get, list, watch, create, update, patch,
+// delete, deletecollection, read from the path and the watch parameter as
+// kube-apiserver reads them), resource, namespace, object name, path prefix
+// or regular expression, and query parameters. Rules are tried in the order
+// they were added; the first enabled one with budget left acts, and its
+// budget (Times, 0 for none) goes down by one. Handle switches a rule on and
+// off at run time, rearms its budget, removes it and reads its hits.
+//
+// Actions: Status (a Kubernetes Status body with the reason kube-apiserver
+// gives the code; WithRetryAfter adds the header and
+// details.retryAfterSeconds), ResetBefore (TCP RST, nothing forwarded),
+// ResetAfter (forwarded, the whole answer read so a write has landed, then
+// TCP RST: the reply is lost), Delay (held, then forwarded; WithDelay holds
+// before any action), CutWatch (the stream ends cleanly after WithEvents(n)
+// events, at once by default) and WatchError (an ERROR event with a Status
+// of the given code, then the end of the stream).
+//
+// # Decisions
+//
+//   - TLS with a certificate made at Start, because the provider and
+//     client-go are meant to talk TLS to a cluster, and a plain-HTTP host
+//     would exercise other code paths. The proxy speaks HTTP/1.1 only, to
+//     clients and upstream: a reset is then the reset of one request's
+//     connection (an HTTP/2 reset would be a stream reset, or would take
+//     every request of the connection with it), and client-go falls back to
+//     HTTP/1.1 by itself.
+//   - Watch events are counted as lines: kube-apiserver writes a JSON watch
+//     stream one event per line, and client-go's dynamic client asks for
+//     JSON. Protobuf watch streams are not cut at event boundaries. Every
+//     event is flushed to the client as it arrives.
+//   - An unreachable upstream (StopUpstream, or a kube-apiserver that is
+//     restarting and refuses connections) resets the client's connection by
+//     default: the nearest a proxy can come to the refused connection a
+//     client of the restarting server sees. Config.UnreachableStatus (502,
+//     503) imitates a load balancer in front of it instead. Requests in
+//     flight when the upstream goes away end the same way, or, once their
+//     answer has begun, with a connection closed mid-body.
+//   - Counters count every request the proxy sees, also those a rule
+//     answered or reset and those refused for a wrong token, by method,
+//     verb and resource (Count, Counts). The request log (Requests) keeps
+//     each request's verb, resource, rule, action, outcome and status for
+//     finer assertions, such as watch requests per second.
+//
+// # Things to know
+//
+// Go's http.Transport (under client-go) sends an idempotent request without
+// a body (GET) again, once, when a reused keep-alive connection is reset
+// before any answer: a single ResetBefore of a GET can go unnoticed. Give
+// such a rule a budget of 2 or more, or match writes, when the client must
+// see the reset.
+package faultproxy
