@@ -655,3 +655,18 @@ func TestResetBefore_GetOnReusedConnectionIsSentAgainByTheTransport(t *testing.T
 		t.Errorf("hits get %d patch %d, GETs seen by the proxy %d, by the upstream %d", get.Hits(), patch.Hits(), p.Count(VerbGet, ""), len(api.Seen()))
 	}
 }
+
+func TestRule_EveryActsOnAShareOfTheMatchingRequests(t *testing.T) {
+	p := &Proxy{}
+	h := &Handle{p: p, rule: Rule{Every: 5}, enabled: true}
+	acted := 0
+	for range 100 {
+		req, _ := http.NewRequest(http.MethodGet, "https://x/api/v1/namespaces", nil)
+		if h.take(req, RequestInfo{}) {
+			acted++
+		}
+	}
+	if acted != 20 {
+		t.Fatalf("acted on %d of 100, want 20", acted)
+	}
+}

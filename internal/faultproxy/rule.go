@@ -133,6 +133,10 @@ type Rule struct {
 	// Times is the budget: the rule acts on this many requests and then
 	// matches no more. 0 means unlimited while the rule is enabled.
 	Times int
+	// Every makes the rule act on every Every-th matching request only (the
+	// Every-th, 2*Every-th, ...), for a steady share of faults: 5 is 20 %.
+	// 0 or 1: every matching request.
+	Every int
 	// Disabled adds the rule switched off; Handle.Enable switches it on.
 	Disabled bool
 	// Action is what to do with a matching request. The zero Action forwards
@@ -181,6 +185,7 @@ type Handle struct {
 	enabled bool
 	left    int // budget left; meaningful when rule.Times > 0
 	hits    int
+	seen    int // matching requests, for Every
 	removed bool
 }
 
@@ -236,6 +241,10 @@ func (h *Handle) take(req *http.Request, info RequestInfo) bool {
 		return false
 	}
 	if !h.rule.matches(req, info) {
+		return false
+	}
+	h.seen++
+	if h.rule.Every > 1 && h.seen%h.rule.Every != 0 {
 		return false
 	}
 	if h.rule.Times > 0 {

@@ -164,11 +164,24 @@ func TestAccApplication_CreateUpdateImportDriftDelete(t *testing.T) {
 				},
 			},
 			{
-				// Import by namespace/name.
-				ResourceName:      appAddr,
-				ImportState:       true,
-				ImportStateId:     e.namespace + "/app",
-				ImportStateVerify: true,
+				// Import by namespace/name: any settings value may be a
+				// secret, so the settings documents stay out of the state
+				// until the first apply.
+				ResourceName:            appAddr,
+				ImportState:             true,
+				ImportStateId:           e.namespace + "/app",
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"settings", "effective_settings", "last_applied_settings"},
+				ImportStateCheck: func(states []*terraform.InstanceState) error {
+					for _, s := range states {
+						for k := range s.Attributes {
+							if strings.HasPrefix(k, "settings.") || strings.HasPrefix(k, "effective_settings.") || strings.HasPrefix(k, "last_applied_settings.") {
+								return fmt.Errorf("an imported Application holds %s in the state", k)
+							}
+						}
+					}
+					return nil
+				},
 			},
 			{
 				// Drift made outside Terraform shows in the next plan and is corrected.

@@ -211,42 +211,42 @@ func TestAccPackageSettings_Rejects(t *testing.T) {
 		want *regexp.Regexp
 	}{
 		{"undeclared field", `settings = { bogus = 1 }`,
-			expectText(`Invalid settings.bogus: undeclared`, `field "bogus" is not declared in the schema`)},
+			expectText(`Invalid settings.bogus: field not declared in the package schema`, `field "bogus" is not declared in the schema`)},
 		{"field declared only in a oneOf branch", `settings = { branchy = { kind = "B", extra = "x" } }`,
-			expectText(`Invalid settings.branchy.extra: undeclared`, `field "extra" is not declared in the schema`)},
+			expectText(`Invalid settings.branchy.extra: field not declared in the package schema`, `field "extra" is not declared in the schema`)},
 		{"type", `settings = { replicas = "many" }`,
-			expectText(`Invalid settings.replicas: type`, `must be integer, got string`)},
+			expectText(`Invalid settings.replicas: wrong type`, `must be integer, got string`)},
 		{"enum", `settings = { logLevel = "Trace" }`,
-			expectText(`Invalid settings.logLevel: enum`, `Info`)},
+			expectText(`Invalid settings.logLevel: value not allowed`, `Info`)},
 		{"pattern shows the ui-validation-message", `settings = { domain = "Bad_Domain" }`,
-			expectText(`Invalid settings.domain: pattern`, `Enter a domain name, for example, app.example.com.`)},
+			expectText(`Invalid settings.domain: does not match the pattern`, `Enter a domain name, for example, app.example.com.`)},
 		{"required field with a default must be given", `settings = { auth = {} }`,
-			expectText(`Invalid settings.auth.realm: required`)},
+			expectText(`Invalid settings.auth.realm: required field missing`)},
 		{"CEL rule message verbatim", `settings = { replicas = 5, maxReplicas = 3 }`,
-			expectText(`Invalid settings: cel`, `replicas must not exceed maxReplicas`)},
+			expectText(`Invalid settings: rule failed`, `replicas must not exceed maxReplicas`)},
 		{"oldSelf rule enforced on update", `settings = { size = 1 }
   previous_settings = { size = 5 }`,
-			expectText(`Invalid settings.size: cel`, `size can only grow`)},
+			expectText(`Invalid settings.size: rule failed`, `size can only grow`)},
 		{"immutable field omitted with a different applied value", `previous_settings = { volumeClass = "fast" }`,
-			expectText(`Invalid settings.volumeClass: immutable`, `field "volumeClass" is immutable: it can only be set when the application is created`)},
+			expectText(`Invalid settings.volumeClass: immutable field changed`, `field "volumeClass" is immutable: it can only be set when the application is created`)},
 		{"immutable object freezes its subtree", `settings = { frozen = { id = "b" } }
   previous_settings = { frozen = { id = "a" } }`,
-			expectText(`Invalid settings.frozen.id: immutable`, `field "frozen.id" is immutable`)},
+			expectText(`Invalid settings.frozen.id: immutable field changed`, `field "frozen.id" is immutable`)},
 		{"removing an immutable object", `previous_settings = { frozen = { id = "a" } }`,
-			expectText(`Invalid settings.frozen: immutable`, `field "frozen" is immutable`)},
+			expectText(`Invalid settings.frozen: immutable field changed`, `field "frozen" is immutable`)},
 		{"immutable field of an existing array element", `settings = { users = [{ name = "z" }] }
   previous_settings = { users = [{ name = "a" }] }`,
-			expectText(`Invalid settings.users[0].name: immutable`)},
+			expectText(`Invalid settings.users[0].name: immutable field changed`)},
 		{"grant value not available to the project", `settings = { storageClass = "gold" }
   project_resources = { storageclasses = { default = "fast", available = ["fast", "slow"] } }`,
-			expectText(`Invalid settings.storageClass: grant`, `field "storageClass": "gold" is not available to this project for resource "storageclasses"`)},
+			expectText(`Invalid settings.storageClass: resource not available to the project`, `field "storageClass": the value is not available to this project for resource "storageclasses" (available: fast, slow)`)},
 		{"destructive switch refused", `settings = { storage = { mode = "External", url = "s3://bucket" } }
   previous_settings = { storage = { mode = "Internal" } }`,
-			expectText(`Invalid settings.storage.mode: switch`, `Switching to external storage **deletes the data** stored in the cluster.`)},
+			expectText(`Invalid settings.storage.mode: destructive switch not acknowledged`, `Switching to external storage **deletes the data** stored in the cluster.`)},
 		{"hook values CEL rule", `hook_values = { internal = { shards = 9 } }`,
-			expectText(`Invalid hook_values.internal.shards: cel`, `at most 8 shards`)},
+			expectText(`Invalid hook_values.internal.shards: rule failed`, `at most 8 shards`)},
 		{"hook values undeclared field", `hook_values = { internal = { other = 1 } }`,
-			expectText(`Invalid hook_values.internal.other: undeclared`)},
+			expectText(`Invalid hook_values.internal.other: field not declared in the package schema`)},
 	}
 	steps := make([]resource.TestStep, 0, len(cases))
 	for _, tc := range cases {
