@@ -473,3 +473,33 @@ func waitApplied(t *testing.T, e *appEnv, name string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// A plan of 50 Applications over 3 package versions reads each version once.
+func TestAccApplication_Plan50ReadsEachVersionOnce(t *testing.T) {
+	t.Parallel()
+	f := newFaultEnv(t, false)
+	f.publish("v2.0.0")
+	f.publish("v3.0.0")
+	f.cli.write(f.provider("") + fmt.Sprintf(`
+locals {
+  versions = ["v1.0.0", "v2.0.0", "v3.0.0"]
+}
+resource "deckhouse_application" "many" {
+  count           = 50
+  name            = "app-${count.index}"
+  namespace       = %q
+  package_name    = %q
+  package_version = local.versions[count.index %% 3]
+  settings        = { replicas = 1 + count.index %% 2 }
+}
+`, f.namespace, f.pkg))
+	f.proxy.ResetCounts()
+	f.cli.must("plan", "-out=many.tfplan")
+	if n := f.proxy.Count(faultproxy.VerbGet, "applicationpackageversions"); n != 3 {
+		t.Fatalf("the plan read ApplicationPackageVersions %d times, want 3 (one per version)", n)
+	}
+	show := f.cli.must("show", "-json", "many.tfplan").Stdout
+	if !strings.Contains(show, `"replicas":2`) {
+		t.Fatal("the plan shows no effective settings")
+	}
+}

@@ -1,0 +1,72 @@
+// Package internal_test checks the import rules of docs/development.md: who
+// may import whom among the project's packages.
+package internal_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/deckhouse/terraform-provider-deckhouse"
+
+// TestLayers_ImportRules lists every package's imports (tests excluded) and
+// checks them against the layering: the engine is a pure library, dpapi
+// knows DP's names, dpclient is client-go only, and the Terraform adapter in
+// internal/provider is imported by main alone.
+func TestLayers_ImportRules(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	type rule struct {
+		pkg     string   // package path under the module ("" = the module root)
+		mayNot  []string // import prefixes it must not use
+		onlyOwn []string // project packages it may import (nil: any)
+	}
+	terraform := []string{"github.com/hashicorp/terraform-plugin-", "github.com/hashicorp/terraform-plugin-framework"}
+	kube := []string{"k8s.io/client-go", "k8s.io/apimachinery", "sigs.k8s.io/controller-runtime"}
+	rules := []rule{
+		{pkg: "internal/engine", mayNot: append(append([]string{}, terraform...), kube...), onlyOwn: []string{}},
+		{pkg: "internal/dpapi", mayNot: append(append([]string{}, terraform...), "k8s.io/client-go"), onlyOwn: []string{"internal/engine"}},
+		{pkg: "internal/dpclient", mayNot: terraform, onlyOwn: []string{"internal/engine", "internal/dpapi"}},
+		{pkg: "internal/faultproxy", mayNot: append(append([]string{}, terraform...), kube...), onlyOwn: []string{}},
+		{pkg: "internal/localdp", mayNot: terraform, onlyOwn: []string{"internal/engine", "internal/dpapi"}},
+	}
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		imports[strings.TrimPrefix(strings.TrimPrefix(f[0], module), "/")] = f[1:]
+	}
+	for pkg, imps := range imports {
+		for _, imp := range imps {
+			if imp == module+"/internal/provider" && pkg != "" {
+				t.Errorf("%s imports internal/provider: only main may", pkg)
+			}
+		}
+		for _, r := range rules {
+			if pkg != r.pkg && !strings.HasPrefix(pkg, r.pkg+"/") {
+				continue
+			}
+			for _, imp := range imps {
+				for _, bad := range r.mayNot {
+					if strings.HasPrefix(imp, bad) {
+						t.Errorf("%s imports %s", pkg, imp)
+					}
+				}
+				if own, ok := strings.CutPrefix(imp, module+"/"); ok && r.onlyOwn != nil && !strings.HasPrefix(own, r.pkg) {
+					allowed := false
+					for _, o := range r.onlyOwn {
+						allowed = allowed || own == o
+					}
+					if !allowed {
+						t.Errorf("%s imports %s (allowed: %v)", pkg, own, r.onlyOwn)
+					}
+				}
+			}
+		}
+	}
+	if len(imports) < 5 {
+		t.Fatalf("go list found only %d packages", len(imports))
+	}
+}
