@@ -220,8 +220,6 @@ func TestAccPackageSettings_Rejects(t *testing.T) {
 			expectText(`Invalid settings.logLevel: value not allowed`, `Info`)},
 		{"pattern shows the ui-validation-message", `settings = { domain = "Bad_Domain" }`,
 			expectText(`Invalid settings.domain: does not match the pattern`, `Enter a domain name, for example, app.example.com.`)},
-		{"required field with a default must be given", `settings = { auth = {} }`,
-			expectText(`Invalid settings.auth.realm: required field missing`)},
 		{"CEL rule message verbatim", `settings = { replicas = 5, maxReplicas = 3 }`,
 			expectText(`Invalid settings: rule failed`, `replicas must not exceed maxReplicas`)},
 		{"oldSelf rule enforced on update", `settings = { size = 1 }
