@@ -655,3 +655,29 @@ func TestResetBefore_GetOnReusedConnectionIsSentAgainByTheTransport(t *testing.T
 		t.Errorf("hits get %d patch %d, GETs seen by the proxy %d, by the upstream %d", get.Hits(), patch.Hits(), p.Count(VerbGet, ""), len(api.Seen()))
 	}
 }
+
+func TestDelay_ClientGivingUpIsNotForwarded(t *testing.T) {
+	t.Parallel()
+	api := &fakeAPI{}
+	p := startPair(t, api, Config{})
+	p.Add(Rule{Verb: VerbGet, Action: Delay(time.Minute)})
+	c := client(p)
+	c.Timeout = 200 * time.Millisecond
+	start := time.Now()
+	if _, _, err := do(t, c, http.MethodGet, p.URL()+appPath, ""); err == nil {
+		t.Fatal("the delayed GET answered before the client's deadline")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the client waited %s", d)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for p.Requests()[0].Outcome != OutcomeClientGone && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := p.Requests()[0].Outcome; got != OutcomeClientGone {
+		t.Errorf("outcome %q, want %q", got, OutcomeClientGone)
+	}
+	if n := len(api.Seen()); n != 0 {
+		t.Errorf("upstream saw %d requests, want none", n)
+	}
+}
