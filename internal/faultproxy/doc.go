@@ -96,5 +96,9 @@
 // a body (GET) again, once, when a reused keep-alive connection is reset
 // before any answer: a single ResetBefore of a GET can go unnoticed. Give
 // such a rule a budget of 2 or more, or match writes, when the client must
-// see the reset.
+// see the reset. client-go itself retries a GET that fails with a reset or
+// an EOF (once a second, up to 10 times), and any request answered 429 or
+// 5xx with a Retry-After. A kube-apiserver that has just started can answer
+// a first request 429 by itself, so exact counts are best taken after a
+// request has gone through (ResetCounts).
 package faultproxy

@@ -656,6 +656,7 @@ func TestResetBefore_GetOnReusedConnectionIsSentAgainByTheTransport(t *testing.T
 	}
 }
 
+<<<<<<< HEAD
 func TestRule_EveryActsOnAShareOfTheMatchingRequests(t *testing.T) {
 	p := &Proxy{}
 	h := &Handle{p: p, rule: Rule{Every: 5}, enabled: true}
@@ -668,5 +669,30 @@ func TestRule_EveryActsOnAShareOfTheMatchingRequests(t *testing.T) {
 	}
 	if acted != 20 {
 		t.Fatalf("acted on %d of 100, want 20", acted)
+=======
+func TestDelay_ClientGivingUpIsNotForwarded(t *testing.T) {
+	t.Parallel()
+	api := &fakeAPI{}
+	p := startPair(t, api, Config{})
+	p.Add(Rule{Verb: VerbGet, Action: Delay(time.Minute)})
+	c := client(p)
+	c.Timeout = 200 * time.Millisecond
+	start := time.Now()
+	if _, _, err := do(t, c, http.MethodGet, p.URL()+appPath, ""); err == nil {
+		t.Fatal("the delayed GET answered before the client's deadline")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the client waited %s", d)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for p.Requests()[0].Outcome != OutcomeClientGone && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := p.Requests()[0].Outcome; got != OutcomeClientGone {
+		t.Errorf("outcome %q, want %q", got, OutcomeClientGone)
+	}
+	if n := len(api.Seen()); n != 0 {
+		t.Errorf("upstream saw %d requests, want none", n)
+>>>>>>> faultproxy
 	}
 }

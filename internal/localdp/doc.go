@@ -62,6 +62,17 @@
 // SeedAvailableClusterResource grants cluster resources to a namespace;
 // Seed does both from a Config read by LoadConfig.
 //
+// # Restarting kube-apiserver
+//
+// StopAPIServer, StartAPIServer and RestartAPIServer stop the kube-apiserver
+// process and run it again with the command line envtest gave it (same
+// port, serving certificate, client CA, service-account keys and etcd),
+// while etcd and the stand-in controller keep running, so the admin
+// kubeconfig and every client built from it work again unchanged. Stopping
+// sends SIGTERM and, after a grace (APIServerStopGrace for a restart),
+// SIGKILL: kube-apiserver stops listening at once but holds its graceful
+// shutdown for up to a minute while clients keep watches open. Linux only.
+//
 // The CLI in cmd/deckhouse-local runs the same control plane in the
 // foreground for the demo and for manual use.
 package localdp

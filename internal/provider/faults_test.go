@@ -30,13 +30,28 @@ func newFaultEnv(t *testing.T, race bool) *faultEnv {
 	t.Helper()
 	e := newAppEnv(t)
 	cfg := e.cp.RESTConfig()
+	var (
+		logMu sync.Mutex
+		log   []string
+	)
 	p, err := faultproxy.Start(faultproxy.Config{Upstream: faultproxy.Upstream{
 		URL: cfg.Host, CAData: cfg.CAData, CertData: cfg.CertData, KeyData: cfg.KeyData,
+	}, Logf: func(format string, args ...any) {
+		logMu.Lock()
+		log = append(log, fmt.Sprintf(format, args...))
+		logMu.Unlock()
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = p.Close() })
+	t.Cleanup(func() {
+		_ = p.Close()
+		if t.Failed() {
+			logMu.Lock()
+			defer logMu.Unlock()
+			t.Logf("proxy log (last 200 lines):\n%s", strings.Join(log[max(0, len(log)-200):], "\n"))
+		}
+	})
 	return &faultEnv{appEnv: e, proxy: p, cli: newTofuCLI(t, race)}
 }
 
@@ -105,7 +120,7 @@ func TestAccFaults_LostReplyThenRerunAdopts(t *testing.T) {
 	t.Parallel()
 	f := newFaultEnv(t, false)
 	lost := f.proxy.Add(faultproxy.Rule{Verb: faultproxy.VerbPatch, Resource: "applications", Action: faultproxy.ResetAfter()})
-	f.cli.write(f.provider("") + f.app("test", "app", "  settings = { replicas = 2 }\n  timeouts = { create = \"8s\" }"))
+	f.cli.write(f.provider("") + f.app("test", "app", "  settings = { replicas = 2 }\n  timeouts {\n    create = \"8s\"\n  }"))
 	res := f.cli.run(nil, "apply", "-auto-approve")
 	if res.Code == 0 || !strings.Contains(res.Output(), "may have been written") {
 		t.Fatalf("apply with every reply lost: exit %d, want an error saying the Application may have been written:\n%s", res.Code, res.Output())
@@ -181,7 +196,7 @@ func TestAccFaults_CreateWaitTimeoutThenRerun(t *testing.T) {
 	// No verdict may reach the wait: the write's reply carries no status
 	// yet, and every watch is cut.
 	cut := f.proxy.Add(faultproxy.Rule{Verb: faultproxy.VerbWatch, Resource: "applications", Action: faultproxy.CutWatch()})
-	f.cli.write(f.provider("") + f.app("test", "app", "  settings = { replicas = 2 }\n  timeouts = { create = \"5s\" }"))
+	f.cli.write(f.provider("") + f.app("test", "app", "  settings = { replicas = 2 }\n  timeouts {\n    create = \"5s\"\n  }"))
 	res := f.cli.run(nil, "apply", "-auto-approve")
 	if res.Code == 0 {
 		if cut.Hits() == 0 {

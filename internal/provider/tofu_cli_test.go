@@ -131,13 +131,14 @@ func (c *tofuCLI) run(env []string, args ...string) tofuResult {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	full := append([]string{"-chdir=" + c.dir}, args...)
+	full := []string{"-chdir=" + c.dir, args[0]}
 	switch args[0] {
 	case "plan", "apply", "destroy", "import", "refresh":
 		full = append(full, "-no-color", "-input=false")
 	case "show":
 		full = append(full, "-no-color")
 	}
+	full = append(full, args[1:]...)
 	cmd := exec.CommandContext(ctx, c.tofu, full...)
 	cmd.Env = append(append([]string(nil), c.env...), env...)
 	var stdout, stderr bytes.Buffer
