@@ -656,7 +656,6 @@ func TestResetBefore_GetOnReusedConnectionIsSentAgainByTheTransport(t *testing.T
 	}
 }
 
-<<<<<<< HEAD
 func TestRule_EveryActsOnAShareOfTheMatchingRequests(t *testing.T) {
 	p := &Proxy{}
 	h := &Handle{p: p, rule: Rule{Every: 5}, enabled: true}
@@ -669,7 +668,9 @@ func TestRule_EveryActsOnAShareOfTheMatchingRequests(t *testing.T) {
 	}
 	if acted != 20 {
 		t.Fatalf("acted on %d of 100, want 20", acted)
-=======
+	}
+}
+
 func TestDelay_ClientGivingUpIsNotForwarded(t *testing.T) {
 	t.Parallel()
 	api := &fakeAPI{}
@@ -693,6 +694,5 @@ func TestDelay_ClientGivingUpIsNotForwarded(t *testing.T) {
 	}
 	if n := len(api.Seen()); n != 0 {
 		t.Errorf("upstream saw %d requests, want none", n)
->>>>>>> faultproxy
 	}
 }
