@@ -28,6 +28,9 @@ type faultEnv struct {
 
 func newFaultEnv(t *testing.T, race bool) *faultEnv {
 	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("needs the local control plane and OpenTofu (TF_ACC=1)")
+	}
 	e := newAppEnv(t)
 	cfg := e.cp.RESTConfig()
 	var (

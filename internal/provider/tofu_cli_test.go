@@ -86,6 +86,9 @@ func providerBinary(t *testing.T, race bool) string {
 // file of the folder unless the test sets its own).
 func newTofuCLI(t *testing.T, race bool, extraEnv ...string) *tofuCLI {
 	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("runs OpenTofu: needs TF_ACC=1 and the toolchain")
+	}
 	tofu := examplesTofuPath()
 	if fi, err := os.Stat(tofu); err != nil || fi.IsDir() {
 		t.Fatalf("tofu not found at %s: run make tools", tofu)

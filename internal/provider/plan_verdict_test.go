@@ -1,0 +1,103 @@
+package provider
+
+import (
+	"strings"
+	"testing"
+)
+
+// unknownHost is a value known only at apply: terraform_data's output on
+// its first apply.
+const unknownHost = `
+resource "terraform_data" "host" {
+  input = "demo.example.com"
+}
+`
+
+// An unknown leaf does not switch the checks off: an undeclared sibling
+// still fails the plan at its own path.
+func TestAccPlanVerdict_UnknownLeafStillChecksItsSiblings(t *testing.T) {
+	t.Parallel()
+	f := newFaultEnv(t, false)
+	f.cli.write(f.provider("") + unknownHost + f.app("test", "app", `  settings = {
+    domain   = terraform_data.host.output
+    replicas = 2
+    replica  = 3
+  }`))
+	res := f.cli.run(nil, "plan")
+	if res.Code == 0 {
+		t.Fatalf("plan with an undeclared field beside an unknown value passed:\n%s", res.Output())
+	}
+	for _, want := range []string{"Invalid settings.replica: field not declared in the package schema", `Did you mean "replicas"`} {
+		if !strings.Contains(res.Output(), want) {
+			t.Errorf("plan output lacks %q:\n%s", want, res.Output())
+		}
+	}
+}
+
+// With only the unknown value, the plan passes with a warning that names
+// the checks it could not run, and shows the effective settings it knows.
+func TestAccPlanVerdict_UnknownLeafWarnsAndNamesTheSkippedChecks(t *testing.T) {
+	t.Parallel()
+	f := newFaultEnv(t, false)
+	f.cli.write(f.provider("") + unknownHost + f.app("test", "app", `  settings = {
+    domain   = terraform_data.host.output
+    replicas = 2
+  }`))
+	res := f.cli.must("plan", "-out=p.tfplan")
+	for _, want := range []string{"Not checked at plan: settings.domain is known only at apply", "pattern"} {
+		if !strings.Contains(res.Output(), want) {
+			t.Errorf("plan output lacks %q:\n%s", want, res.Output())
+		}
+	}
+	show := f.cli.must("show", "-json", "p.tfplan").Stdout
+	if !strings.Contains(show, `"logLevel":"Info"`) {
+		t.Errorf("the planned effective settings lack the known defaults:\n%s", show)
+	}
+	f.cli.must("apply", "p.tfplan")
+	f.cli.planClean()
+}
+
+// plan_checks = "required" turns the unknown-value warning into an error.
+func TestAccPlanVerdict_StrictModeRefusesUnknownValues(t *testing.T) {
+	t.Parallel()
+	f := newFaultEnv(t, false)
+	f.cli.write(f.provider(`  plan_checks = "required"`) + unknownHost + f.app("test", "app", `  settings = {
+    domain = terraform_data.host.output
+  }`))
+	res := f.cli.run(nil, "plan")
+	if res.Code == 0 || !strings.Contains(res.Output(), "Error: Not checked at plan: settings.domain is known only at apply") {
+		t.Fatalf("strict plan with an unknown value: exit %d, want an error:\n%s", res.Code, res.Output())
+	}
+}
+
+// A cluster that cannot be reached at plan: a warning by default (the
+// checks run at apply), an error under plan_checks = "required", also set
+// through DECKHOUSE_PLAN_CHECKS; the message says the cluster is
+// unavailable, not misconfigured.
+func TestAccPlanVerdict_UnreachableClusterWarnsOrFails(t *testing.T) {
+	t.Parallel()
+	f := newFaultEnv(t, false)
+	f.proxy.StopUpstream()
+	f.cli.write(f.provider(`  request_timeout = "5s"`) + f.app("test", "app", "  settings = { replicas = 2 }"))
+	res := f.cli.run(nil, "plan")
+	if res.Code != 0 || !strings.Contains(res.Output(), "Warning: Cannot resolve package_repository_name (cluster unavailable)") {
+		t.Fatalf("default plan against an unreachable cluster: exit %d, want a warning:\n%s", res.Code, res.Output())
+	}
+	res = f.cli.run([]string{"DECKHOUSE_PLAN_CHECKS=required"}, "plan")
+	if res.Code == 0 || !strings.Contains(res.Output(), "Error: Settings not checked at plan: Cannot resolve package_repository_name (cluster unavailable)") {
+		t.Fatalf("strict plan against an unreachable cluster: exit %d, want an error:\n%s", res.Code, res.Output())
+	}
+	f.proxy.StartUpstream()
+}
+
+// No cluster configured at all is a misconfiguration, said as such.
+func TestAccPlanVerdict_NoClusterIsAMisconfiguration(t *testing.T) {
+	t.Parallel()
+	f := newFaultEnv(t, false)
+	f.cli.env = append(f.cli.env, "KUBE_CONFIG_PATH=", "KUBE_CONFIG_PATHS=", "KUBE_HOST=", "KUBERNETES_SERVICE_HOST=")
+	f.cli.write("provider \"deckhouse\" {\n  plan_checks = \"required\"\n}\n" + f.app("test", "app", "  settings = { replicas = 2 }"))
+	res := f.cli.run(nil, "plan")
+	if res.Code == 0 || !strings.Contains(res.Output(), "no cluster configured") {
+		t.Fatalf("strict plan with no cluster: exit %d, want an error naming the misconfiguration:\n%s", res.Code, res.Output())
+	}
+}
