@@ -125,7 +125,7 @@ func TestAccFaults_LostReplyThenRerunAdopts(t *testing.T) {
 	lost := f.proxy.Add(faultproxy.Rule{Verb: faultproxy.VerbPatch, Resource: "applications", Action: faultproxy.ResetAfter()})
 	f.cli.write(f.provider("") + f.app("test", "app", "  settings = { replicas = 2 }\n  timeouts {\n    create = \"8s\"\n  }"))
 	res := f.cli.run(nil, "apply", "-auto-approve")
-	if res.Code == 0 || !strings.Contains(res.Output(), "may have been written") {
+	if res.Code == 0 || !outputHas(res, "may have been written") {
 		t.Fatalf("apply with every reply lost: exit %d, want an error saying the Application may have been written:\n%s", res.Code, res.Output())
 	}
 	if lost.Hits() < 2 {
@@ -207,7 +207,7 @@ func TestAccFaults_CreateWaitTimeoutThenRerun(t *testing.T) {
 		}
 		t.Fatalf("apply whose wait timed out exited 0:\n%s", res.Output())
 	}
-	if !strings.Contains(res.Output(), "timed out") || !strings.Contains(res.Output(), dpclient.AnnotationPendingCreate) {
+	if !outputHas(res, "timed out") || !outputHas(res, dpclient.AnnotationPendingCreate) {
 		t.Fatalf("timeout error does not explain the outcome:\n%s", res.Output())
 	}
 	if strings.Contains(f.cli.run(nil, "state", "list").Stdout, "deckhouse_application.test") {
@@ -233,7 +233,7 @@ func TestAccFaults_SecondConfigurationWithTheSameNameRefused(t *testing.T) {
 	other := newTofuCLI(t, false)
 	other.write(f.provider("") + f.app("second", "app", "  settings = { replicas = 3 }"))
 	res := other.run(nil, "apply", "-auto-approve")
-	if res.Code == 0 || !strings.Contains(res.Output(), "already exists") || !strings.Contains(res.Output(), "import") {
+	if res.Code == 0 || !outputHas(res, "already exists") || !outputHas(res, "import") {
 		t.Fatalf("second create: exit %d, want an error saying the Application exists and how to import it:\n%s", res.Code, res.Output())
 	}
 	obj, err := f.get("app")
@@ -264,7 +264,7 @@ func TestAccFaults_RejectedUpdateStaysVisible(t *testing.T) {
 	f.cli.must("plan", "-out=update.tfplan")
 	f.publishSchema("v1.0.0", strictReplicas(2))
 	res := f.cli.run(nil, "apply", "update.tfplan")
-	if res.Code == 0 || !strings.Contains(res.Output(), "DP rejected the settings") {
+	if res.Code == 0 || !outputHas(res, "DP rejected the settings") {
 		t.Fatalf("apply of an update DP rejects: exit %d, want the rejection:\n%s", res.Code, res.Output())
 	}
 	plan := f.cli.run(nil, "plan", "-detailed-exitcode")
@@ -286,10 +286,11 @@ func TestAccFaults_SlowReadAtPlanBoundedByTheDeadline(t *testing.T) {
 	f.cli.write(f.provider("") + f.app("test", "app", "  settings = { replicas = 2 }"))
 	f.cli.must("apply", "-auto-approve")
 	f.proxy.Add(faultproxy.Rule{Verb: faultproxy.VerbGet, Resource: "applications", Action: faultproxy.Delay(time.Minute)})
+	f.proxy.Add(faultproxy.Rule{Verb: faultproxy.VerbList, Resource: "applications", Action: faultproxy.Delay(time.Minute)})
 	f.cli.write(f.provider(`  request_timeout = "2s"`) + f.app("test", "app", "  settings = { replicas = 2 }"))
 	started := time.Now()
 	res := f.cli.run(nil, "plan")
-	if res.Code == 0 || !strings.Contains(res.Output(), "Cannot read Application") {
+	if res.Code == 0 || !outputHas(res, "Cannot read Application") {
 		t.Fatalf("plan against a slow server: exit %d, want a read error:\n%s", res.Code, res.Output())
 	}
 	if d := time.Since(started); d > 45*time.Second {

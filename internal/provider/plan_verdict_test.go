@@ -28,7 +28,7 @@ func TestAccPlanVerdict_UnknownLeafStillChecksItsSiblings(t *testing.T) {
 		t.Fatalf("plan with an undeclared field beside an unknown value passed:\n%s", res.Output())
 	}
 	for _, want := range []string{"Invalid settings.replica: field not declared in the package schema", `Did you mean "replicas"`} {
-		if !strings.Contains(res.Output(), want) {
+		if !outputHas(res, want) {
 			t.Errorf("plan output lacks %q:\n%s", want, res.Output())
 		}
 	}
@@ -45,7 +45,7 @@ func TestAccPlanVerdict_UnknownLeafWarnsAndNamesTheSkippedChecks(t *testing.T) {
   }`))
 	res := f.cli.must("plan", "-out=p.tfplan")
 	for _, want := range []string{"Not checked at plan: settings.domain is known only at apply", "pattern"} {
-		if !strings.Contains(res.Output(), want) {
+		if !outputHas(res, want) {
 			t.Errorf("plan output lacks %q:\n%s", want, res.Output())
 		}
 	}
@@ -65,7 +65,7 @@ func TestAccPlanVerdict_StrictModeRefusesUnknownValues(t *testing.T) {
     domain = terraform_data.host.output
   }`))
 	res := f.cli.run(nil, "plan")
-	if res.Code == 0 || !strings.Contains(res.Output(), "Error: Not checked at plan: settings.domain is known only at apply") {
+	if res.Code == 0 || !outputHas(res, "Error: Not checked at plan: settings.domain is known only at apply") {
 		t.Fatalf("strict plan with an unknown value: exit %d, want an error:\n%s", res.Code, res.Output())
 	}
 }
@@ -80,11 +80,11 @@ func TestAccPlanVerdict_UnreachableClusterWarnsOrFails(t *testing.T) {
 	f.proxy.StopUpstream()
 	f.cli.write(f.provider(`  request_timeout = "5s"`) + f.app("test", "app", "  settings = { replicas = 2 }"))
 	res := f.cli.run(nil, "plan")
-	if res.Code != 0 || !strings.Contains(res.Output(), "Warning: Cannot resolve package_repository_name (cluster unavailable)") {
+	if res.Code != 0 || !outputHas(res, "Warning: Cannot resolve package_repository_name (cluster unavailable)") {
 		t.Fatalf("default plan against an unreachable cluster: exit %d, want a warning:\n%s", res.Code, res.Output())
 	}
 	res = f.cli.run([]string{"DECKHOUSE_PLAN_CHECKS=required"}, "plan")
-	if res.Code == 0 || !strings.Contains(res.Output(), "Error: Settings not checked at plan: Cannot resolve package_repository_name (cluster unavailable)") {
+	if res.Code == 0 || !outputHas(res, "Error: Settings not checked at plan: Cannot resolve package_repository_name (cluster unavailable)") {
 		t.Fatalf("strict plan against an unreachable cluster: exit %d, want an error:\n%s", res.Code, res.Output())
 	}
 	f.proxy.StartUpstream()
@@ -97,7 +97,7 @@ func TestAccPlanVerdict_NoClusterIsAMisconfiguration(t *testing.T) {
 	f.cli.env = append(f.cli.env, "KUBE_CONFIG_PATH=", "KUBE_CONFIG_PATHS=", "KUBE_HOST=", "KUBERNETES_SERVICE_HOST=")
 	f.cli.write("provider \"deckhouse\" {\n  plan_checks = \"required\"\n}\n" + f.app("test", "app", "  settings = { replicas = 2 }"))
 	res := f.cli.run(nil, "plan")
-	if res.Code == 0 || !strings.Contains(res.Output(), "no cluster configured") {
+	if res.Code == 0 || !outputHas(res, "no cluster configured") {
 		t.Fatalf("strict plan with no cluster: exit %d, want an error naming the misconfiguration:\n%s", res.Code, res.Output())
 	}
 }

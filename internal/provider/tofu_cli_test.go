@@ -181,3 +181,10 @@ func (c *tofuCLI) file(name string) string {
 	b, _ := os.ReadFile(filepath.Join(c.dir, name))
 	return string(b)
 }
+
+// outputHas reports whether the run's output holds text, ignoring how the
+// CLI wrapped its lines.
+func outputHas(r tofuResult, text string) bool {
+	flat := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	return strings.Contains(flat(r.Output()), flat(text))
+}
