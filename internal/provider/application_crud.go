@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -17,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 )
 
 // Keys of the resource's private state.
@@ -212,7 +216,11 @@ func (r *ApplicationResource) write(ctx context.Context, plan, prior *applicatio
 	opts := dpclient.ApplyOptions{FieldManager: r.fieldManager(plan), Force: r.forceConflicts(plan), Create: op == "create"}
 	obj, err := cl.Apply(ctx, body, opts)
 	if err != nil {
-		w.diags.AddError(fmt.Sprintf("Cannot %s %s", op, who), err.Error())
+		if at, ok := dpFieldPath(err.Error(), settings, sensitive); ok {
+			w.diags.AddAttributeError(at, fmt.Sprintf("Cannot %s %s", op, who), err.Error())
+		} else {
+			w.diags.AddError(fmt.Sprintf("Cannot %s %s", op, who), err.Error())
+		}
 		return w
 	}
 	w.sensitivePaths = leafPaths(sensitive)
@@ -567,4 +575,40 @@ func (r *ApplicationResource) Delete(ctx context.Context, req resource.DeleteReq
 	if err := cl.Delete(ctx, ns, name, privateString(ctx, req.Private, privateUID), wait); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("Cannot delete Application %s/%s", ns, name), err.Error())
 	}
+}
+
+// dpFieldRef is how DP's texts name a settings field: field "a.b[0].c".
+var dpFieldRef = regexp.MustCompile(`field "([^"]+)"`)
+
+// dpFieldPath maps the first field DP's text names to the attribute path of
+// settings or sensitive_settings that holds it.
+func dpFieldPath(text string, settings, sensitive any) (path.Path, bool) {
+	m := dpFieldRef.FindStringSubmatch(text)
+	if m == nil {
+		return path.Path{}, false
+	}
+	var p engine.Path
+	for _, part := range strings.Split(m[1], ".") {
+		name, rest, _ := strings.Cut(part, "[")
+		if name != "" {
+			p = p.Key(name)
+		}
+		for rest != "" {
+			idx, after, ok := strings.Cut(rest, "]")
+			if !ok {
+				break
+			}
+			n, err := strconv.Atoi(idx)
+			if err != nil {
+				return path.Path{}, false
+			}
+			p = p.Index(n)
+			rest = strings.TrimPrefix(after, "[")
+		}
+	}
+	root := path.Root("settings")
+	if sensitive != nil && problemInSensitive(settings, sensitive, p) {
+		root = path.Root("sensitive_settings")
+	}
+	return attributePath(root, p), true
 }

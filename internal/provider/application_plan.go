@@ -113,6 +113,14 @@ func (r *ApplicationResource) ModifyPlan(ctx context.Context, req resource.Modif
 		resp.Diagnostics.AddAttributeError(path.Root("sensitive_settings"), "Invalid sensitive_settings", "sensitive_settings must be an object (a map of setting names to values).")
 		return
 	}
+	// Every diagnostic of this plan from here on has the values of
+	// sensitive_settings redacted (a rule's own message or a referent's name
+	// could hold one).
+	secrets := newRedactor(sensitive)
+	before := len(resp.Diagnostics)
+	defer func() {
+		resp.Diagnostics = append(resp.Diagnostics[:before:before], secrets.diagnostics(resp.Diagnostics[before:])...)
+	}()
 	resp.Diagnostics.Append(sensitiveGuards(&plan, prior, settings, sensitive, privatePaths(ctx, req.Private))...)
 	if resp.Diagnostics.HasError() {
 		return
