@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/faultproxy"
@@ -521,4 +522,27 @@ resource "deckhouse_application" "many" {
 	if !strings.Contains(show, `"replicas":2`) {
 		t.Fatal("the plan shows no effective settings")
 	}
+}
+
+// A field another manager owns: the apply is refused with an error naming
+// the manager and the field, never its value; force_conflicts takes it over.
+func TestAccFaults_ConflictNamesTheOtherManagerAndTheField(t *testing.T) {
+	t.Parallel()
+	f := newFaultEnv(t, false)
+	f.cli.write(f.provider("") + f.app("test", "app", "  settings = { replicas = 2 }"))
+	f.cli.must("apply", "-auto-approve")
+	body := []byte(fmt.Sprintf(`{"apiVersion":"deckhouse.io/v1alpha1","kind":"Application","metadata":{"name":"app","namespace":%q},"spec":{"settings":{"replicas":7}}}`, f.namespace))
+	force := true
+	if _, err := f.cp.Dynamic().Resource(applicationGVR).Namespace(f.namespace).Patch(context.Background(), "app", k8stypes.ApplyPatchType, body,
+		metav1.PatchOptions{FieldManager: "other-team", Force: &force}); err != nil {
+		t.Fatal(err)
+	}
+	f.cli.write(f.provider("") + f.app("test", "app", "  settings = { replicas = 3 }"))
+	res := f.cli.run(nil, "apply", "-auto-approve")
+	if res.Code == 0 || !outputHas(res, "other-team") || !outputHas(res, ".spec.settings.replicas") || !outputHas(res, "force_conflicts") {
+		t.Fatalf("apply over another manager's field: exit %d, want a conflict naming other-team and .spec.settings.replicas:\n%s", res.Code, res.Output())
+	}
+	f.cli.write(f.provider("") + f.app("test", "app", "  settings = { replicas = 3 }\n  force_conflicts = true"))
+	f.cli.must("apply", "-auto-approve")
+	f.cli.planClean()
 }
