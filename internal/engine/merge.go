@@ -171,6 +171,14 @@ func deepMerge(dst, src any) any {
 	return dm
 }
 
+// Merge returns over deep-merged onto base as DP merges its value sources:
+// objects merge key by key, arrays, scalars and null replace the earlier
+// value whole. Neither input is changed or aliased. The provider uses it to
+// lay sensitive_settings over settings.
+func Merge(base, over any) any {
+	return deepMerge(deepCopy(base), over)
+}
+
 // asFloat reports the numeric value of an engine number.
 func asFloat(v any) (float64, bool) {
 	switch x := v.(type) {

@@ -210,7 +210,7 @@ func (r *ApplicationResource) write(ctx context.Context, plan, prior *applicatio
 
 	merged := settings
 	if sensitive != nil {
-		merged = deepMerge(settings, sensitive)
+		merged = engine.Merge(settings, sensitive)
 	}
 	body := applyConfiguration(plan, merged)
 	opts := dpclient.ApplyOptions{FieldManager: r.fieldManager(plan), Force: r.forceConflicts(plan), Create: op == "create"}

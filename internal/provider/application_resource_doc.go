@@ -4,54 +4,12 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 )
 
 // Helpers on settings documents in the JSON data model (map[string]any,
 // []any, string, bool, numbers, nil). They never log or print values.
-
-// deepMerge returns over deep-merged onto base: objects merge key by key,
-// everything else in over replaces the value in base. Inputs are not modified.
-func deepMerge(base, over any) any {
-	bm, bok := base.(map[string]any)
-	om, ook := over.(map[string]any)
-	if !bok || !ook {
-		if over == nil {
-			return deepCopy(base)
-		}
-		return deepCopy(over)
-	}
-	out := make(map[string]any, len(bm)+len(om))
-	for k, v := range bm {
-		out[k] = deepCopy(v)
-	}
-	for k, v := range om {
-		if prev, ok := out[k]; ok {
-			out[k] = deepMerge(prev, v)
-		} else {
-			out[k] = deepCopy(v)
-		}
-	}
-	return out
-}
-
-// deepCopy copies maps and slices recursively.
-func deepCopy(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			out[k] = deepCopy(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = deepCopy(e)
-		}
-		return out
-	}
-	return v
-}
 
 // leafPaths lists the key paths of every non-object value (and every empty
 // object) in doc, sorted. The root itself is never a leaf.
@@ -79,7 +37,7 @@ func leafPaths(doc any) [][]string {
 // emptied by the removal is removed too, unless keep reports that the user
 // declared that (empty) object.
 func stripPaths(doc any, paths [][]string, keep func(p []string) bool) any {
-	out := deepCopy(doc)
+	out := engine.Merge(map[string]any{}, doc) // a deep copy
 	root, ok := out.(map[string]any)
 	if !ok {
 		return out

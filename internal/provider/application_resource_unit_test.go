@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 
@@ -64,13 +66,13 @@ func TestSensitivePaths_StrippedFromClusterSettings(t *testing.T) {
 func TestDeepMerge_ObjectsMergeOthersReplace(t *testing.T) {
 	base := map[string]any{"a": map[string]any{"x": 1, "y": 2}, "l": []any{1}}
 	over := map[string]any{"a": map[string]any{"y": 3}, "l": []any{2, 3}}
-	got := deepMerge(base, over)
+	got := engine.Merge(base, over)
 	want := map[string]any{"a": map[string]any{"x": 1, "y": 3}, "l": []any{2, 3}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
 	if base["a"].(map[string]any)["y"] != 2 {
-		t.Fatal("deepMerge modified its input")
+		t.Fatal("Merge modified its input")
 	}
 }
 

@@ -147,7 +147,7 @@ func (r *ApplicationResource) check(ctx context.Context, cl *dpclient.Client, in
 
 	merged := in.settings
 	if in.sensitive != nil {
-		merged = deepMerge(in.settings, in.sensitive)
+		merged = engine.Merge(in.settings, in.sensitive)
 	}
 	req := engine.Request{
 		Settings:               merged,
