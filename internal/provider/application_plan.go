@@ -37,8 +37,8 @@ func (r *ApplicationResource) ModifyPlan(ctx context.Context, req resource.Modif
 	}
 	// Nothing changed at all (the common case of a refresh): the plan already
 	// holds the computed values of the state, so there is nothing to decode,
-	// check or set.
-	if !req.State.Raw.IsNull() && req.Plan.Raw.Equal(req.State.Raw) {
+	// check or set, unless DP has not applied the last update (step 2).
+	if !req.State.Raw.IsNull() && req.Plan.Raw.Equal(req.State.Raw) && !hasPrivateKey(ctx, req.Private, privateApplyPending) {
 		return
 	}
 	var plan applicationModel
