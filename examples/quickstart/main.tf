@@ -5,10 +5,11 @@
 # KUBE_CONFIG_PATH environment variable) and the package coordinates.
 
 terraform {
-  required_version = ">= 1.6"
+  required_version = ">= 1.11"
   required_providers {
     deckhouse = {
-      source = "deckhouse/deckhouse"
+      source  = "deckhouse/deckhouse"
+      version = "~> 0.1"
     }
   }
 }

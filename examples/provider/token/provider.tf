@@ -1,3 +1,13 @@
+terraform {
+  required_version = ">= 1.11"
+  required_providers {
+    deckhouse = {
+      source  = "deckhouse/deckhouse"
+      version = "~> 0.1"
+    }
+  }
+}
+
 # Authenticate with a bearer token, for example a ServiceAccount token in a
 # CI pipeline. Prefer the KUBE_HOST, KUBE_TOKEN and KUBE_CLUSTER_CA_CERT_DATA
 # environment variables so the token never lands in the configuration.
@@ -8,6 +18,7 @@ variable "api_server" {
 variable "token" {
   type      = string
   sensitive = true
+  ephemeral = true
 }
 
 variable "cluster_ca_certificate" {

@@ -1,3 +1,13 @@
+terraform {
+  required_version = ">= 1.11" # write-only sensitive_settings
+  required_providers {
+    deckhouse = {
+      source  = "deckhouse/deckhouse"
+      version = "~> 0.1"
+    }
+  }
+}
+
 resource "deckhouse_application" "shop" {
   name            = "shop"
   namespace       = "team-payments"
@@ -13,11 +23,14 @@ resource "deckhouse_application" "shop" {
 
   # Write-only: merged into spec.settings at apply, never stored in plan or state.
   sensitive_settings = {
-    auth = { password = var.shop_admin_password }
+    auth = { adminPassword = var.shop_admin_password }
   }
   sensitive_settings_version = "1"
 
   labels = { team = "payments" }
+
+  # Wait until the application is Ready, not only until DP applied the settings.
+  wait_for = "Ready"
 
   timeouts {
     create = "20m"
@@ -34,4 +47,8 @@ variable "shop_admin_password" {
 
 output "shop_effective_settings" {
   value = deckhouse_application.shop.effective_settings
+}
+
+output "shop_urls" {
+  value = deckhouse_application.shop.status.urls
 }

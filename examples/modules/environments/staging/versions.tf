@@ -1,8 +1,9 @@
 terraform {
-  required_version = ">= 1.6"
+  required_version = ">= 1.11"
   required_providers {
     deckhouse = {
-      source = "deckhouse/deckhouse"
+      source  = "deckhouse/deckhouse"
+      version = "~> 0.1"
     }
   }
 }

@@ -1,5 +1,15 @@
 # Create: the plan shows effective_settings with the schema defaults and the
 # project's grant defaults (storageClass from AvailableClusterResource/storageclasses).
+terraform {
+  required_version = ">= 1.11"
+  required_providers {
+    deckhouse = {
+      source  = "deckhouse/deckhouse"
+      version = "~> 0.1"
+    }
+  }
+}
+
 resource "deckhouse_application" "app" {
   name            = "app"
   namespace       = "team-a"

@@ -2,6 +2,16 @@
 # the package: the plan fails with the package's message until the switch is
 # acknowledged, and apply then writes the annotation
 # applications.deckhouse.io/allow-destructive-settings-switch: "true".
+terraform {
+  required_version = ">= 1.11"
+  required_providers {
+    deckhouse = {
+      source  = "deckhouse/deckhouse"
+      version = "~> 0.1"
+    }
+  }
+}
+
 resource "deckhouse_application" "app" {
   name                              = "app"
   namespace                         = "team-a"

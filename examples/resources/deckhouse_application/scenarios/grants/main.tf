@@ -1,5 +1,15 @@
 # storageClass is bound to the grantable resource "storageclasses": left out,
 # the project default is injected; a value the project is not granted fails the plan.
+terraform {
+  required_version = ">= 1.11"
+  required_providers {
+    deckhouse = {
+      source  = "deckhouse/deckhouse"
+      version = "~> 0.1"
+    }
+  }
+}
+
 data "deckhouse_available_cluster_resource" "storage" {
   namespace = "team-a"
   name      = "storageclasses"

@@ -1,4 +1,16 @@
-# Adopt an existing Application; `tofu plan` then shows any difference.
+# Adopt an existing Application. Its settings stay out of the state until the
+# first apply (any of them could be a secret), so the plan after the import
+# shows an update that writes this configuration.
+terraform {
+  required_version = ">= 1.11"
+  required_providers {
+    deckhouse = {
+      source  = "deckhouse/deckhouse"
+      version = "~> 0.1"
+    }
+  }
+}
+
 import {
   to = deckhouse_application.app
   id = "team-a/app"

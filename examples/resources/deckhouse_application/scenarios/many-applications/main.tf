@@ -1,5 +1,15 @@
 # Fifty Applications over three package versions: one plan reads each
 # package version once.
+terraform {
+  required_version = ">= 1.11"
+  required_providers {
+    deckhouse = {
+      source  = "deckhouse/deckhouse"
+      version = "~> 0.1"
+    }
+  }
+}
+
 locals {
   versions = ["v1.0.0", "v1.1.0", "v1.2.0"]
 }

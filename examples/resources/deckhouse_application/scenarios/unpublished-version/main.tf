@@ -1,5 +1,15 @@
 # A version not published yet: the plan warns and leaves effective_settings
 # unknown; the checks run at apply (which fails clearly if it is still missing).
+terraform {
+  required_version = ">= 1.11"
+  required_providers {
+    deckhouse = {
+      source  = "deckhouse/deckhouse"
+      version = "~> 0.1"
+    }
+  }
+}
+
 data "deckhouse_application_package_version" "next" {
   repository = "main"
   package    = "demo"
