@@ -196,6 +196,9 @@ type WaitOptions struct {
 	// Backoff between re-watches after an error or a stream that ended with
 	// no event; the zero value is 200ms doubling to 5s.
 	Backoff Backoff
+	// Redact is applied to every DP text the wait logs or returns (the
+	// caller's secrets out of DP's messages). Nil keeps texts as they are.
+	Redact func(string) string
 }
 
 // Wait watches the Application obj (written by this provider: its
@@ -213,9 +216,12 @@ func (c *Client) Wait(ctx context.Context, obj *unstructured.Unstructured, opts 
 	if opts.Backoff.Initial == 0 {
 		opts.Backoff = Backoff{Initial: 200 * time.Millisecond, Max: 5 * time.Second}
 	}
+	if opts.Redact == nil {
+		opts.Redact = func(s string) string { return s }
+	}
 	client := c.dyn.Resource(dpapi.ApplicationGVR).Namespace(obj.GetNamespace())
 	last := obj
-	progress := c.progress(ctx, obj)
+	progress := c.progress(ctx, obj, opts.Redact)
 	if v := VerdictOf(obj, opts.Condition); v.Done || v.Failed {
 		return obj, verdictErr(opts.Condition, v, obj)
 	}
@@ -363,7 +369,7 @@ func verdictErr(cond string, v Verdict, obj *unstructured.Unstructured) error {
 
 // progress returns a function that logs each change of a condition or of
 // status.summary.state.
-func (c *Client) progress(ctx context.Context, first *unstructured.Unstructured) func(*unstructured.Unstructured) {
+func (c *Client) progress(ctx context.Context, first *unstructured.Unstructured, redact func(string) string) func(*unstructured.Unstructured) {
 	seen := map[string]string{}
 	key := func(u *unstructured.Unstructured) map[string]string {
 		m := map[string]string{}
@@ -384,7 +390,7 @@ func (c *Client) progress(ctx context.Context, first *unstructured.Unstructured)
 		}
 		if changed {
 			c.log(ctx, "Application status changed", map[string]any{
-				"namespace": u.GetNamespace(), "name": u.GetName(), "status": StatusSummary(u)})
+				"namespace": u.GetNamespace(), "name": u.GetName(), "status": redact(StatusSummary(u))})
 		}
 		seen = now
 	}

@@ -194,7 +194,7 @@ func (r *ApplicationResource) write(ctx context.Context, plan, prior *applicatio
 
 	// The checks the plan could not run (package version not published yet,
 	// cluster unreachable, values or the provider configuration unknown at plan).
-	if plan.PackageRepositoryName.IsUnknown() || plan.PackageRepositoryName.IsNull() || plan.EffectiveSettings.IsUnknown() {
+	if plan.PackageRepositoryName.IsUnknown() || plan.PackageRepositoryName.IsNull() || !fullyKnown(ctx, plan.EffectiveSettings) {
 		out := r.check(ctx, cl, checkInputFromModel(plan, prior, settings, sensitive), false)
 		w.diags.Append(out.diags...)
 		if w.diags.HasError() {
@@ -203,7 +203,7 @@ func (r *ApplicationResource) write(ctx context.Context, plan, prior *applicatio
 		if plan.PackageRepositoryName.IsUnknown() || plan.PackageRepositoryName.IsNull() {
 			plan.PackageRepositoryName = types.StringValue(out.repository)
 		}
-		if plan.EffectiveSettings.IsUnknown() {
+		if !fullyKnown(ctx, plan.EffectiveSettings) {
 			plan.EffectiveSettings = toDynamic(out.effective)
 		}
 	}
@@ -229,7 +229,7 @@ func (r *ApplicationResource) write(ctx context.Context, plan, prior *applicatio
 
 	var waitErr error
 	if plan.Wait.ValueBool() {
-		obj, waitErr = cl.Wait(ctx, obj, dpclient.WaitOptions{Condition: plan.waitFor()})
+		obj, waitErr = cl.Wait(ctx, obj, dpclient.WaitOptions{Condition: plan.waitFor(), Redact: secrets.redact})
 	}
 	if op == "create" && waitErr != nil {
 		w.diags.AddError(fmt.Sprintf("%s: created, but %s", who, waitSummary(waitErr)),
@@ -611,4 +611,10 @@ func dpFieldPath(text string, settings, sensitive any) (path.Path, bool) {
 		root = path.Root("sensitive_settings")
 	}
 	return attributePath(root, p), true
+}
+
+// fullyKnown reports whether a dynamic value holds no unknown part.
+func fullyKnown(ctx context.Context, v types.Dynamic) bool {
+	tv, err := v.ToTerraformValue(ctx)
+	return err == nil && tv.IsFullyKnown()
 }

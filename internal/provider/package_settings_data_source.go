@@ -43,7 +43,7 @@ func (d *PackageSettingsDataSource) Metadata(_ context.Context, req datasource.M
 // Schema describes the data source.
 func (d *PackageSettingsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		Description: "Evaluates application settings against a package folder exactly as DP does, without a cluster: " +
+		Description: "Evaluates application settings against a package folder with DP's rules, without a cluster: " +
 			"validation (schema, CEL rules, immutable fields, grantable resources, settings switches), effective " +
 			"settings, values and the published schemas. Any verdict of rejection is an error at the attribute path.",
 		Attributes: map[string]schema.Attribute{
