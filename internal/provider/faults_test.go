@@ -252,29 +252,32 @@ func TestAccFaults_SecondConfigurationWithTheSameNameRefused(t *testing.T) {
 	f.cli.planClean()
 }
 
-// An update DP rejects (the schema it applies is stricter than the one the
-// plan saw): the apply fails, and the next plan is not empty until DP has
-// applied the settings.
+// An update DP rejects (an immutable field changed through
+// sensitive_settings, which the plan cannot compare): the apply fails, and
+// the next plan is not empty until DP has applied the configured settings.
 func TestAccFaults_RejectedUpdateStaysVisible(t *testing.T) {
 	t.Parallel()
 	f := newFaultEnv(t, false)
-	f.cli.write(f.provider("") + f.app("test", "app", "  settings = { replicas = 2 }"))
+	app := func(password, version string) string {
+		return f.provider("") + f.app("test", "app", fmt.Sprintf(`  settings = { replicas = 2 }
+  sensitive_settings = { auth = { password = %q } }
+  sensitive_settings_version = %q`, password, version))
+	}
+	f.cli.write(app("first-password", "1"))
 	f.cli.must("apply", "-auto-approve")
 
-	f.cli.write(f.provider("") + f.app("test", "app", "  settings = { replicas = 3 }"))
-	f.cli.must("plan", "-out=update.tfplan")
-	f.publishSchema("v1.0.0", strictReplicas(2))
-	res := f.cli.run(nil, "apply", "update.tfplan")
+	f.cli.write(app("second-password", "2"))
+	res := f.cli.run(nil, "apply", "-auto-approve")
 	if res.Code == 0 || !outputHas(res, "DP rejected the settings") {
 		t.Fatalf("apply of an update DP rejects: exit %d, want the rejection:\n%s", res.Code, res.Output())
 	}
 	plan := f.cli.run(nil, "plan", "-detailed-exitcode")
-	if plan.Code == 0 {
-		t.Fatalf("plan after a rejected update says no changes:\n%s", plan.Output())
+	if plan.Code != 2 || !outputHas(plan, "Settings not applied by DP yet") {
+		t.Fatalf("plan after a rejected update: exit %d, want 2 (an update) with a warning:\n%s", plan.Code, plan.Output())
 	}
-	// DP applies the settings once the package accepts them again.
-	f.publishSchema("v1.0.0", nil)
-	waitApplied(t, f.appEnv, "app")
+	// Back to the settings DP accepts: applied, and the plan is clean.
+	f.cli.write(app("first-password", "3"))
+	f.cli.must("apply", "-auto-approve")
 	f.noDeletes()
 	f.cli.planClean()
 }
@@ -449,78 +452,6 @@ func markApplied(ctx context.Context, cp *localdp.ControlPlane, ns, name string)
 			return fmt.Errorf("marking the Application applied: %v", err)
 		}
 		time.Sleep(200 * time.Millisecond)
-	}
-}
-
-// publishSchema publishes the package version again with settings (nil: the
-// demo schema), as a package author publishing a fix would.
-func (f *faultEnv) publishSchema(version string, settings []byte) {
-	f.t.Helper()
-	if settings == nil {
-		var err error
-		if settings, err = os.ReadFile("testdata/app/demo-settings.yaml"); err != nil {
-			f.t.Fatal(err)
-		}
-	}
-	if err := f.cp.SeedPackageVersion(context.Background(), localdp.PackageVersionSeed{
-		Repository: f.repository, Package: f.pkg, Version: version, SettingsSchema: settings,
-	}); err != nil {
-		f.t.Fatal(err)
-	}
-}
-
-// strictReplicas is the demo schema with replicas at most max.
-func strictReplicas(max int) []byte {
-	b, err := os.ReadFile("testdata/app/demo-settings.yaml")
-	if err != nil {
-		panic(err)
-	}
-	return []byte(strings.Replace(string(b), "    minimum: 1\n", fmt.Sprintf("    minimum: 1\n    maximum: %d\n", max), 1))
-}
-
-// waitApplied waits until DP has applied the current generation of name.
-func waitApplied(t *testing.T, e *appEnv, name string) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		obj, err := e.get(name)
-		if err == nil && dpclient.VerdictOf(obj, dpclient.ConditionConfigurationApplied).Done {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Application %s not applied within a minute (last error: %v)", name, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// A plan of 50 Applications over 3 package versions reads each version once.
-func TestAccApplication_Plan50ReadsEachVersionOnce(t *testing.T) {
-	t.Parallel()
-	f := newFaultEnv(t, false)
-	f.publish("v2.0.0")
-	f.publish("v3.0.0")
-	f.cli.write(f.provider("") + fmt.Sprintf(`
-locals {
-  versions = ["v1.0.0", "v2.0.0", "v3.0.0"]
-}
-resource "deckhouse_application" "many" {
-  count           = 50
-  name            = "app-${count.index}"
-  namespace       = %q
-  package_name    = %q
-  package_version = local.versions[count.index %% 3]
-  settings        = { replicas = 1 + count.index %% 2 }
-}
-`, f.namespace, f.pkg))
-	f.proxy.ResetCounts()
-	f.cli.must("plan", "-out=many.tfplan")
-	if n := f.proxy.Count(faultproxy.VerbGet, "applicationpackageversions"); n != 3 {
-		t.Fatalf("the plan read ApplicationPackageVersions %d times, want 3 (one per version)", n)
-	}
-	show := f.cli.must("show", "-json", "many.tfplan").Stdout
-	if !strings.Contains(show, `"replicas":2`) {
-		t.Fatal("the plan shows no effective settings")
 	}
 }
 
