@@ -36,6 +36,7 @@ func TestPlanShortcut_AnswersUnchangedPlansAsTheFramework(t *testing.T) {
 		prior, proposed applicationModel
 		config          applicationModel
 		noIdentity      bool
+		pending         bool
 		wantShortcut    bool
 	}{
 		{name: "unchanged, defaults left out", prior: state, proposed: state, config: configOf(state), wantShortcut: true},
@@ -55,6 +56,7 @@ func TestPlanShortcut_AnswersUnchangedPlansAsTheFramework(t *testing.T) {
 		{name: "settings changed", prior: state, proposed: changed, config: configOf(changed)},
 		{name: "sensitive settings configured", prior: state, proposed: withSensitive, config: configOf(withSensitive)},
 		{name: "state without identity", prior: state, proposed: state, config: configOf(state), noIdentity: true},
+		{name: "update DP has not applied", prior: state, proposed: state, config: configOf(state), pending: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,6 +66,9 @@ func TestPlanShortcut_AnswersUnchangedPlansAsTheFramework(t *testing.T) {
 				ProposedNewState: encodeModel(t, tt.proposed),
 				Config:           encodeModel(t, tt.config),
 				PriorPrivate:     private,
+			}
+			if tt.pending {
+				req.PriorPrivate = []byte(`{"sensitive_paths":"W10=","apply_pending":"dHJ1ZQ=="}`)
 			}
 			if !tt.noIdentity {
 				req.PriorIdentity = encodeIdentity(t, "demo", "app")
