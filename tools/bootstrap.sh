@@ -237,11 +237,10 @@ choose() { # choose <tool>
     done < <(candidates "$tool")
   fi
   CHOICE=build CHOICE_PATH=""
-  if [[ "$REUSE" == 0 ]]; then
-    log "$tool: the pinned $want, built from source (DECKHOUSE_TOOLS_REUSE=0)"
-  else
-    log "$tool: the pinned $want, built from source (nothing on this machine fits)"
-  fi
+  local verb=building why="nothing on this machine fits"
+  [[ -n "$DRY_RUN" ]] && verb="would build"
+  [[ "$REUSE" == 0 ]] && why="DECKHOUSE_TOOLS_REUSE=0"
+  log "$tool: $verb the pinned $want from source ($why)"
 }
 
 # link <tool> <target>: makes bin/<tool> a symbolic link to target, replacing
