@@ -130,6 +130,11 @@ is_pinned() {
   [[ "$(semver "$FOUND")" == "$(semver "$(pinned_version "$1")")" ]]
 }
 
+# absolute <path>: the path, made absolute against the current folder.
+absolute() {
+  if [[ "$1" == /* ]]; then echo "$1"; else echo "$PWD/${1#./}"; fi
+}
+
 # same_dir <a> <b>: whether two folders are the same one.
 same_dir() {
   [[ -d "$1" && -d "$2" ]] || return 1
@@ -207,7 +212,7 @@ choose() { # choose <tool>
       die "$var=$p: that is the cache's own link; name the binary it should point to"
     fi
     fits "$tool" "$p" || die "$var=$p: ${FOUND:-$WHY}${FOUND:+: $WHY}"
-    CHOICE=explicit CHOICE_PATH="$p"
+    CHOICE=explicit CHOICE_PATH=$(absolute "$p")
     log "$tool: $p ($FOUND), named by $var"
     return
   fi
@@ -227,7 +232,7 @@ choose() { # choose <tool>
         continue # the cache's own link, found through PATH or KUBEBUILDER_ASSETS
       fi
       if fits "$tool" "$p"; then
-        CHOICE=reuse CHOICE_PATH="$p"
+        CHOICE=reuse CHOICE_PATH=$(absolute "$p")
         log "$tool: $p ($FOUND), found $where"
         return
       fi

@@ -100,7 +100,12 @@ func (s *sandbox) run(args ...string) (stdout, stderr string, err error) {
 	if lerr != nil {
 		s.t.Skip("bash not found")
 	}
-	cmd := exec.Command(bash, append([]string{"bootstrap.sh"}, args...)...)
+	script, aerr := filepath.Abs("bootstrap.sh")
+	if aerr != nil {
+		s.t.Fatal(aerr)
+	}
+	cmd := exec.Command(bash, append([]string{script}, args...)...)
+	cmd.Dir = s.root
 	cmd.Env = []string{}
 	for k, v := range s.env {
 		cmd.Env = append(cmd.Env, k+"="+v)
@@ -375,7 +380,7 @@ func TestBootstrap_LinksTheChosenBinariesIntoBin(t *testing.T) {
 	s.stub(filepath.Join(bin, "etcd"), "etcd Version: 3.6.16")
 	assets := filepath.Join(s.root, "assets")
 	apiserver := s.stub(filepath.Join(assets, "kube-apiserver"), "Kubernetes v1.34.1")
-	s.env["KUBEBUILDER_ASSETS"] = assets
+	s.env["KUBEBUILDER_ASSETS"] = "assets" // relative to the folder bootstrap.sh runs in: the link must not be
 
 	stdout, stderr, err := s.run()
 	if err != nil {
