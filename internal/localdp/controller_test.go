@@ -143,9 +143,11 @@ func TestController_UpdateReappliesNewGeneration(t *testing.T) {
 func TestController_MissingVersionPendingUntilSeeded(t *testing.T) {
 	cp := needControlPlane(t)
 	ns := newNamespace(t, cp)
-	createApp(t, cp, application(ns, "later", "v9.0.0", nil))
+	// A version no other run has seeded yet (the control plane is shared).
+	version := fmt.Sprintf("v9.0.%d", nsCounter.Add(1))
+	createApp(t, cp, application(ns, "later", version, nil))
 	obj := waitCondition(t, cp, ns, "later", appliedWithReason(ReasonPending))
-	if msg, _ := condition(obj, CondConfigurationApplied)["message"].(string); !strings.Contains(msg, "deckhouse-demo-v9.0.0") {
+	if msg, _ := condition(obj, CondConfigurationApplied)["message"].(string); !strings.Contains(msg, "deckhouse-demo-"+version) {
 		t.Errorf("message = %q, want it to name the package version", msg)
 	}
 	for _, typ := range []string{CondInstalled, CondReady} {
@@ -156,7 +158,7 @@ func TestController_MissingVersionPendingUntilSeeded(t *testing.T) {
 	if s, _, _ := unstructured.NestedString(obj.Object, "status", "summary", "state"); s != StatePending {
 		t.Errorf("summary.state = %q, want Pending", s)
 	}
-	seedDemo(t, cp, "v9.0.0")
+	seedDemo(t, cp, version)
 	obj = waitCondition(t, cp, ns, "later", appliedWithReason(CondConfigurationApplied))
 	if c := condition(obj, CondReady); c["status"] != "True" {
 		t.Errorf("Ready = %v once the version is seeded", c)
@@ -190,7 +192,7 @@ func TestController_RejectedUpdateLeavesInstalledAndReady(t *testing.T) {
 	createApp(t, cp, application(ns, "keep", "v1.0.0", map[string]any{"replicas": int64(2)}))
 	waitCondition(t, cp, ns, "keep", appliedWithReason(CondConfigurationApplied))
 	updateSpec(t, cp, ns, "keep", func(o *unstructured.Unstructured) {
-		_ = unstructured.SetNestedField(o.Object, int64(9), "spec", "settings", "replicas")
+		_ = unstructured.SetNestedField(o.Object, "Trace", "spec", "settings", "logLevel")
 	})
 	obj := waitCondition(t, cp, ns, "keep", appliedWithReason(ReasonSettingsInvalid))
 	for _, typ := range []string{CondInstalled, CondReady} {
@@ -252,6 +254,7 @@ func TestController_SimulatedReadyDelay(t *testing.T) {
 		c := condition(o, CondReady)
 		return c != nil && c["status"] == "True"
 	})
+	// lastTransitionTime has whole seconds: Ready may come up to 1s early.
 	if waited := time.Since(start); waited < time.Second {
 		t.Errorf("Ready=True after %s, want about 2s", waited)
 	}
