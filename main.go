@@ -73,26 +73,16 @@ func quietSDKLogs() {
 	}
 }
 
-// tuneGC makes the garbage collector run less often unless GOGC or
-// GOMEMLIMIT say otherwise. The provider lives for one command and allocates
-// heavily while converting values between the protocol and the framework, so
-// with the default GOGC=100 the collector takes a large share of its CPU.
-// There is no soft memory limit: a fixed one makes the collector run without
-// pause once the live heap of a large configuration nears it.
-func tuneGC() {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		return
-	}
-	debug.SetGCPercent(400)
-}
-
 func main() {
 	var debugger bool
 	flag.BoolVar(&debugger, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
 
 	quietSDKLogs()
-	tuneGC()
+	// The garbage collector keeps Go's defaults; GOGC and GOMEMLIMIT work as
+	// usual. Measured with internal/scalebench at N = 1000: GOGC=400 alone
+	// took the provider to 167 MB RSS, GOGC=400 with a 96 MiB soft limit to
+	// 116 MB at the provider CPU time of the defaults, which stay at 87 MB.
 	if err := run(debugger); err != nil {
 		log.Fatal(err.Error())
 	}
