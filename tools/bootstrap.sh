@@ -1,9 +1,44 @@
 #!/usr/bin/env bash
-# Builds the pinned test toolchain (OpenTofu, kube-apiserver, etcd) from the Go
-# module proxy into a cache folder outside the repository. A tool that is
-# already there at the right version (checked with --version) is reused.
+# Provides the test and demo toolchain (OpenTofu or Terraform, kube-apiserver,
+# etcd) in one folder, the cache bin folder, where tools/test.sh, tools/demo.sh,
+# tools/docs.sh, the local control plane and the scale benchmark look for them.
 #
-# Usage: tools/bootstrap.sh [tofu|kube-apiserver|etcd ...]
+# For each tool, the first of these that fits is used:
+#   1. the binary named by DECKHOUSE_TOFU, DECKHOUSE_KUBE_APISERVER or
+#      DECKHOUSE_ETCD (a path, or a command name looked up on PATH; DECKHOUSE_TOFU
+#      may name terraform). It must fit: otherwise the bootstrap fails;
+#   2. the pinned build already in the cache (pinned/<tool>-<version>);
+#   3. what the machine has, unless DECKHOUSE_TOOLS_REUSE=0:
+#        tofu:                `tofu`, then `terraform`, on PATH;
+#        kube-apiserver/etcd: $KUBEBUILDER_ASSETS/<tool>, then setup-envtest's
+#                             default store, newest version first
+#                             (~/.local/share/kubebuilder-envtest/k8s/<version>-<os>-<arch>/,
+#                             or $XDG_DATA_HOME/kubebuilder-envtest/...; on macOS
+#                             ~/Library/Application Support/io.kubebuilder.envtest/...);
+#   4. a build of the pinned version from the Go module proxy (several minutes
+#      per tool when the Go build cache is cold) into pinned/.
+# cache/bin/<tool> is then a symbolic link to the binary chosen, so every
+# consumer keeps reading one folder, and a build is never overwritten by a
+# link to a reused binary. Each choice is printed with its reason.
+#
+# What fits (checked by running `<binary> --version`):
+#   - tofu: OpenTofu or Terraform 1.x, at least 1.11: write-only attributes
+#     (sensitive_settings) need 1.11 in both.
+#   - kube-apiserver: Kubernetes 1.<m-3> to 1.<m+1>, m being the pinned minor
+#     (1.31 to 1.35 for the pinned 1.34): client-go and controller-runtime are
+#     pinned to m, Kubernetes keeps API compatibility across that window, and a
+#     much newer kube-apiserver may drop flags envtest passes to it.
+#   - etcd: 3.5 up to the pinned minor (3.6): the versions Kubernetes 1.31-1.35
+#     run with (setup-envtest ships 3.5.x with most of them).
+#
+# Usage: tools/bootstrap.sh [tofu|kube-apiserver|etcd ...]   (default: all three)
+# Env:   DECKHOUSE_TOOLS_CACHE (default ~/.cache/terraform-provider-deckhouse),
+#        DECKHOUSE_TOFU, DECKHOUSE_KUBE_APISERVER, DECKHOUSE_ETCD,
+#        DECKHOUSE_TOOLS_REUSE=0 (never reuse what the machine has),
+#        DECKHOUSE_BOOTSTRAP_DRY_RUN=1 (print the decisions, one line per tool:
+#        "<tool> explicit|cached|reuse <path>" or "<tool> build <version>";
+#        nothing is built, linked or written),
+#        TOFU_VERSION, KUBE_VERSION, ETCD_VERSION (the pins).
 # Prints the cache bin folder on the last line.
 set -euo pipefail
 
@@ -11,41 +46,237 @@ TOFU_VERSION="${TOFU_VERSION:-v1.12.6}"
 KUBE_VERSION="${KUBE_VERSION:-v1.34.4}"
 ETCD_VERSION="${ETCD_VERSION:-v3.6.16}"
 
+# The versions that fit (see above), as major and minor bounds.
+TOFU_MIN_MINOR=11
+KUBE_PINNED_MINOR=$(cut -d. -f2 <<<"$KUBE_VERSION")
+KUBE_MIN_MINOR=$((KUBE_PINNED_MINOR - 3))
+KUBE_MAX_MINOR=$((KUBE_PINNED_MINOR + 1))
+ETCD_MIN_MINOR=5
+ETCD_MAX_MINOR=$(cut -d. -f2 <<<"$ETCD_VERSION")
+
 CACHE="${DECKHOUSE_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-deckhouse}"
 BIN="$CACHE/bin"
+PINNED="$CACHE/pinned"
 WORK="$CACHE/work"
-mkdir -p "$BIN" "$WORK"
-export GOFLAGS="-mod=mod"
-export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
+DRY_RUN="${DECKHOUSE_BOOTSTRAP_DRY_RUN:-}"
+[[ "$DRY_RUN" == 0 ]] && DRY_RUN=""
+REUSE="${DECKHOUSE_TOOLS_REUSE:-1}"
 
 log() { printf '==> [bootstrap] %s\n' "$*" >&2; }
+die() { printf '==> [bootstrap] error: %s\n' "$*" >&2; exit 1; }
 
-# Version output is captured whole: with pipefail, `tool --version | grep -q`
-# fails with SIGPIPE when grep exits first. TF_CLI_CONFIG_FILE may name a
-# missing file (tofu then prints a warning first), so it is unset here.
-version_of() { TF_CLI_CONFIG_FILE= "$BIN/$1" --version 2>/dev/null || true; }
-
-have() { # have <binary> <expected version substring>
-  [[ -x "$BIN/$1" ]] && [[ "$(version_of "$1")" == *"$2"* ]]
+pinned_version() { # pinned_version <tool>
+  case "$1" in
+    tofu) echo "$TOFU_VERSION" ;;
+    kube-apiserver) echo "$KUBE_VERSION" ;;
+    etcd) echo "$ETCD_VERSION" ;;
+  esac
 }
 
-build_tofu() {
-  local want="${TOFU_VERSION#v}"
-  if have tofu "$want"; then log "tofu $TOFU_VERSION: cached"; return; fi
+# version_line <binary> <tool>: the line of `<binary> --version` that names the
+# tool and its version, empty when there is none. The output is captured
+# whole: with pipefail, `tool --version | grep -q` fails with SIGPIPE when grep
+# exits first. TF_CLI_CONFIG_FILE may name a missing file (the CLI then prints
+# a warning first), so it is unset here; CHECKPOINT_DISABLE keeps Terraform
+# from asking the network whether it is out of date.
+version_line() {
+  local out pattern
+  case "$2" in
+    tofu) pattern='^(OpenTofu|Terraform) v[0-9]+\.[0-9]+\.[0-9]+' ;;
+    kube-apiserver) pattern='^Kubernetes v[0-9]+\.[0-9]+\.[0-9]+' ;;
+    etcd) pattern='^etcd Version: [0-9]+\.[0-9]+\.[0-9]+' ;;
+  esac
+  out=$(TF_CLI_CONFIG_FILE='' CHECKPOINT_DISABLE=1 "$1" --version 2>/dev/null </dev/null) || true
+  grep -E -m1 "$pattern" <<<"$out" || true
+}
+
+# semver <text>: the first x.y.z in text, as "x y z".
+semver() { sed -E -n 's/^[^0-9]*([0-9]+)\.([0-9]+)\.([0-9]+).*/\1 \2 \3/p' <<<"$1"; }
+
+# FOUND and WHY describe the last binary examined by fits.
+FOUND=""
+WHY=""
+
+# fits <tool> <binary>: whether the binary is that tool at a version that fits.
+fits() {
+  local tool="$1" bin="$2" maj min _patch
+  FOUND="" WHY=""
+  if [[ ! -f "$bin" || ! -x "$bin" ]]; then
+    WHY="not an executable file"
+    return 1
+  fi
+  FOUND=$(version_line "$bin" "$tool")
+  if [[ -z "$FOUND" ]]; then
+    WHY="its --version output names no $tool version"
+    return 1
+  fi
+  read -r maj min _patch <<<"$(semver "$FOUND")"
+  case "$tool" in
+    tofu)
+      WHY="needs OpenTofu or Terraform 1.x, at least 1.$TOFU_MIN_MINOR"
+      [[ "$maj" -eq 1 && "$min" -ge "$TOFU_MIN_MINOR" ]] ;;
+    kube-apiserver)
+      WHY="needs Kubernetes 1.$KUBE_MIN_MINOR to 1.$KUBE_MAX_MINOR"
+      [[ "$maj" -eq 1 && "$min" -ge "$KUBE_MIN_MINOR" && "$min" -le "$KUBE_MAX_MINOR" ]] ;;
+    etcd)
+      WHY="needs etcd 3.$ETCD_MIN_MINOR to 3.$ETCD_MAX_MINOR"
+      [[ "$maj" -eq 3 && "$min" -ge "$ETCD_MIN_MINOR" && "$min" -le "$ETCD_MAX_MINOR" ]] ;;
+  esac
+}
+
+# is_pinned <tool> <binary>: whether the binary is the tool at the pinned version.
+is_pinned() {
+  fits "$1" "$2" || return 1
+  [[ "$(semver "$FOUND")" == "$(semver "$(pinned_version "$1")")" ]]
+}
+
+# absolute <path>: the path, made absolute against the current folder.
+absolute() {
+  if [[ "$1" == /* ]]; then echo "$1"; else echo "$PWD/${1#./}"; fi
+}
+
+# same_dir <a> <b>: whether two folders are the same one.
+same_dir() {
+  [[ -d "$1" && -d "$2" ]] || return 1
+  [[ "$(cd -P "$1" && pwd)" == "$(cd -P "$2" && pwd)" ]]
+}
+
+# envtest_dirs: setup-envtest's version folders for this OS and architecture,
+# newest version first.
+envtest_dirs() {
+  local store os arch
+  os=$(uname -s | tr '[:upper:]' '[:lower:]')
+  case "$(uname -m)" in
+    x86_64 | amd64) arch=amd64 ;;
+    aarch64 | arm64) arch=arm64 ;;
+    *) arch=$(uname -m) ;;
+  esac
+  if [[ "$os" == darwin ]]; then
+    store="$HOME/Library/Application Support/io.kubebuilder.envtest/k8s"
+  else
+    store="${XDG_DATA_HOME:-$HOME/.local/share}/kubebuilder-envtest/k8s"
+  fi
+  [[ -d "$store" ]] || return 0
+  local d
+  for d in "$store"/*-"$os-$arch"; do
+    [[ -d "$d" ]] && printf '%s\n' "$d"
+  done | sort -r -V
+}
+
+# candidates <tool>: what the machine has, in the order it is tried; each
+# line is "<binary>\t<where it was found>".
+candidates() {
+  local p d
+  case "$1" in
+    tofu)
+      for p in tofu terraform; do
+        if p=$(command -v "$p"); then
+          printf '%s\t%s\n' "$p" "on PATH"
+        fi
+      done ;;
+    kube-apiserver | etcd)
+      if [[ -n "${KUBEBUILDER_ASSETS:-}" ]]; then
+        printf '%s\t%s\n' "$KUBEBUILDER_ASSETS/$1" "in KUBEBUILDER_ASSETS"
+      fi
+      while IFS= read -r d; do
+        printf '%s\t%s\n' "$d/$1" "in setup-envtest's store"
+      done < <(envtest_dirs) ;;
+  esac
+}
+
+explicit_var() { # explicit_var <tool>: the name of the variable that names its binary
+  case "$1" in
+    tofu) echo DECKHOUSE_TOFU ;;
+    kube-apiserver) echo DECKHOUSE_KUBE_APISERVER ;;
+    etcd) echo DECKHOUSE_ETCD ;;
+  esac
+}
+
+# CHOICE (explicit, cached, reuse or build) and CHOICE_PATH (the binary, for
+# all but build) are set by choose.
+CHOICE=""
+CHOICE_PATH=""
+
+choose() { # choose <tool>
+  local tool="$1" var want pinned p where
+  var=$(explicit_var "$tool")
+  want=$(pinned_version "$tool")
+  pinned="$PINNED/$tool-$want"
+
+  if [[ -n "${!var:-}" ]]; then
+    p="${!var}"
+    if [[ "$p" != */* ]]; then
+      p=$(command -v "$p") || die "$var=${!var}: not found on PATH"
+    fi
+    if same_dir "$(dirname "$p")" "$BIN"; then
+      die "$var=$p: that is the cache's own link; name the binary it should point to"
+    fi
+    fits "$tool" "$p" || die "$var=$p: ${FOUND:-$WHY}${FOUND:+: $WHY}"
+    CHOICE=explicit CHOICE_PATH=$(absolute "$p")
+    log "$tool: $p ($FOUND), named by $var"
+    return
+  fi
+
+  # A build that predates pinned/ is a plain file in bin/.
+  for p in "$pinned" "$BIN/$tool"; do
+    if [[ ! -L "$p" ]] && is_pinned "$tool" "$p"; then
+      CHOICE=cached CHOICE_PATH="$p"
+      log "$tool: the pinned build in the cache ($FOUND)"
+      return
+    fi
+  done
+
+  if [[ "$REUSE" != 0 ]]; then
+    while IFS=$'\t' read -r p where; do
+      if same_dir "$(dirname "$p")" "$BIN"; then
+        continue # the cache's own link, found through PATH or KUBEBUILDER_ASSETS
+      fi
+      if fits "$tool" "$p"; then
+        CHOICE=reuse CHOICE_PATH=$(absolute "$p")
+        log "$tool: $p ($FOUND), found $where"
+        return
+      fi
+      if [[ -e "$p" ]]; then
+        log "$tool: not using $p, found $where: ${FOUND:+$FOUND: }$WHY"
+      fi
+    done < <(candidates "$tool")
+  fi
+  CHOICE=build CHOICE_PATH=""
+  local verb=building why="nothing on this machine fits"
+  [[ -n "$DRY_RUN" ]] && verb="would build"
+  [[ "$REUSE" == 0 ]] && why="DECKHOUSE_TOOLS_REUSE=0"
+  log "$tool: $verb the pinned $want from source ($why)"
+}
+
+# link <tool> <target>: makes bin/<tool> a symbolic link to target, replacing
+# whatever was there in one rename. A pinned build is linked by a relative
+# path, so the cache folder can move.
+link() {
+  local tool="$1" target="$2" tmp
+  if [[ "$target" == "$PINNED/"* ]]; then
+    target="../pinned/${target#"$PINNED/"}"
+  fi
+  tmp="$BIN/.$tool.link.$$"
+  ln -s "$target" "$tmp"
+  mv -f "$tmp" "$BIN/$tool"
+}
+
+go_env() {
+  export GOFLAGS="-mod=mod"
+  export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
+}
+
+build_tofu() { # build_tofu <out>
   log "tofu $TOFU_VERSION: downloading module"
   local dir
   dir=$(go mod download -json "github.com/opentofu/opentofu@$TOFU_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
   log "tofu $TOFU_VERSION: building (several minutes cold)"
   (cd "$dir" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath \
       -ldflags "-s -w -X github.com/opentofu/opentofu/version.dev=no" \
-      -o "$BIN/tofu.tmp" ./cmd/tofu)
-  mv "$BIN/tofu.tmp" "$BIN/tofu"
-  version_of tofu | sed -n 1p >&2
+      -o "$1" ./cmd/tofu)
 }
 
-build_etcd() {
-  local want="${ETCD_VERSION#v}"
-  if have etcd "$want"; then log "etcd $ETCD_VERSION: cached"; return; fi
+build_etcd() { # build_etcd <out>
   log "etcd $ETCD_VERSION: building"
   local w="$WORK/etcd"
   rm -rf "$w"; mkdir -p "$w"
@@ -61,15 +292,14 @@ package tools
 
 import _ "go.etcd.io/etcd/server/v3"
 SRC
-  (cd "$w" && go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION" >/dev/null 2>&1 && go mod tidy >/dev/null 2>&1 || true
-   cd "$w" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$BIN/etcd.tmp" go.etcd.io/etcd/server/v3)
-  mv "$BIN/etcd.tmp" "$BIN/etcd"
-  version_of etcd | sed -n 1p >&2
+  # go get and go mod tidy complain about the tools-only package; the build
+  # below is what must succeed.
+  (cd "$w" && { go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION" >/dev/null 2>&1 || true; }
+   go mod tidy >/dev/null 2>&1 || true
+   CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$1" go.etcd.io/etcd/server/v3)
 }
 
-build_kube_apiserver() {
-  local want="${KUBE_VERSION}"
-  if have kube-apiserver "$want"; then log "kube-apiserver $KUBE_VERSION: cached"; return; fi
+build_kube_apiserver() { # build_kube_apiserver <out>
   log "kube-apiserver $KUBE_VERSION: preparing wrapper module"
   local w="$WORK/kube-apiserver"
   rm -rf "$w"; mkdir -p "$w"
@@ -99,18 +329,46 @@ SRC
   log "kube-apiserver $KUBE_VERSION: building (several minutes cold)"
   (cd "$w" && CGO_ENABLED=0 go build -trimpath \
       -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$KUBE_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$(echo "$KUBE_VERSION" | cut -d. -f2)" \
-      -o "$BIN/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver)
-  mv "$BIN/kube-apiserver.tmp" "$BIN/kube-apiserver"
-  version_of kube-apiserver >&2
+      -o "$1" k8s.io/kubernetes/cmd/kube-apiserver)
+}
+
+provide() { # provide <tool>
+  local tool="$1" want out
+  choose "$tool"
+  want=$(pinned_version "$tool")
+  if [[ -n "$DRY_RUN" ]]; then
+    if [[ "$CHOICE" == build ]]; then
+      echo "$tool build $want"
+    else
+      echo "$tool $CHOICE $CHOICE_PATH"
+    fi
+    return
+  fi
+  mkdir -p "$BIN" "$PINNED" "$WORK"
+  out="$PINNED/$tool-$want"
+  case "$CHOICE" in
+    cached)
+      if [[ "$CHOICE_PATH" != "$out" ]]; then
+        mv -f "$CHOICE_PATH" "$out" # a build from before pinned/ existed
+      fi
+      link "$tool" "$out" ;;
+    explicit | reuse)
+      link "$tool" "$CHOICE_PATH" ;;
+    build)
+      go_env
+      "build_${tool//-/_}" "$out.tmp"
+      mv -f "$out.tmp" "$out"
+      is_pinned "$tool" "$out" || die "$tool: the build at $out reports '${FOUND:-no version}', not $want"
+      log "$tool: built $FOUND"
+      link "$tool" "$out" ;;
+  esac
 }
 
 targets=("$@")
 [[ ${#targets[@]} -eq 0 ]] && targets=(etcd kube-apiserver tofu)
 for t in "${targets[@]}"; do
   case "$t" in
-    tofu) build_tofu ;;
-    etcd) build_etcd ;;
-    kube-apiserver) build_kube_apiserver ;;
+    tofu | etcd | kube-apiserver) provide "$t" ;;
     *) echo "unknown tool: $t" >&2; exit 2 ;;
   esac
 done

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The demo behind `make demo` / `make demo-stop`:
-#   start: build the toolchain (cached) and the provider, start a local DP
+#   start: provide the toolchain (tools/bootstrap.sh: a fitting tofu or
+#          terraform, kube-apiserver and etcd of the machine, else the pinned
+#          builds, cached) and build the provider, start a local DP
 #          control plane (etcd + kube-apiserver + the stand-in DP controller)
 #          seeded from examples/quickstart/seed.yaml under .local/demo/, then
 #          `tofu plan` and `tofu apply` of examples/quickstart against it.
@@ -28,7 +30,7 @@ stop() {
 
 start() {
   local t0=$SECONDS bin
-  log "toolchain (tofu, kube-apiserver, etcd): building or reusing the cache (cold: about 15 minutes)"
+  log "toolchain (tofu, kube-apiserver, etcd): reusing what fits on this machine or in the cache, else building (cold: about 15 minutes)"
   bin=$("$ROOT/tools/bootstrap.sh" etcd kube-apiserver tofu | tail -1)
   export DECKHOUSE_TOOLS_BIN="$bin"
   local tofu="$bin/tofu"

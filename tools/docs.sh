@@ -30,10 +30,13 @@ trap 'rm -rf "$WORK"' EXIT
 schema() { # schema <out.json>
   log "building the provider"
   (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$WORK/plugins/terraform-provider-$NAME" .)
+  # Both registry hosts: $TOFU may be Terraform (tools/bootstrap.sh reuses
+  # either), for which "deckhouse/$NAME" means registry.terraform.io.
   cat >"$WORK/tofurc" <<EOF
 provider_installation {
   dev_overrides {
     "registry.opentofu.org/deckhouse/$NAME" = "$WORK/plugins"
+    "registry.terraform.io/deckhouse/$NAME" = "$WORK/plugins"
   }
   direct {}
 }
@@ -48,12 +51,12 @@ terraform {
   }
 }
 EOF
-  log "reading the provider schema with tofu (dev_overrides, no init)"
+  log "reading the provider schema with $(basename "$(readlink "$TOFU" || echo "$TOFU")") (dev_overrides, no init)"
   (cd "$WORK/config" && TF_CLI_CONFIG_FILE="$WORK/tofurc" TF_IN_AUTOMATION=1 \
       "$TOFU" providers schema -json >"$WORK/raw.json")
   # tfplugindocs finds the schema under "<name>" or "registry.terraform.io/hashicorp/<name>".
-  sed "s|\"registry.opentofu.org/deckhouse/$NAME\":|\"$NAME\":|" "$WORK/raw.json" >"$1"
-  grep -q "\"$NAME\":" "$1" || { echo "provider schema for $NAME not found in tofu output" >&2; exit 1; }
+  sed -E "s#\"registry\.(opentofu\.org|terraform\.io)/deckhouse/$NAME\":#\"$NAME\":#" "$WORK/raw.json" >"$1"
+  grep -q "\"$NAME\":" "$1" || { echo "provider schema for $NAME not found in the output of $TOFU" >&2; exit 1; }
 }
 
 validate() {

@@ -8,7 +8,9 @@
 # a leftover is recognised by that folder on its command line.
 #
 # Usage: tools/test.sh [go test flags and packages]   (default: ./...)
-# Env:   DECKHOUSE_TOOLS_BIN (tofu, kube-apiserver, etcd; built by tools/bootstrap.sh),
+# Env:   DECKHOUSE_TOOLS_BIN (tofu, kube-apiserver, etcd; provided by tools/bootstrap.sh,
+#        each a build of the pinned version or a link to a fitting binary of the
+#        machine: tofu may be Terraform),
 #        DECKHOUSE_PROVIDER_BIN (optional: a built provider for the examples test),
 #        TEST_TIMEOUT (default 45m).
 set -euo pipefail
@@ -16,7 +18,10 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="${DECKHOUSE_TOOLS_BIN:-${DECKHOUSE_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-deckhouse}/bin}"
 for t in tofu kube-apiserver etcd; do
-  [[ -x "$BIN/$t" ]] || { echo "missing $BIN/$t: run 'make tools' (tools/bootstrap.sh) first" >&2; exit 1; }
+  [[ -x "$BIN/$t" ]] || { echo "missing $BIN/$t: run 'make tools-test' (tools/bootstrap.sh) first" >&2; exit 1; }
+  if [[ -L "$BIN/$t" ]]; then
+    echo "==> [test] $t: $BIN/$t -> $(readlink "$BIN/$t")" >&2
+  fi
 done
 
 RUN="$(mktemp -d "${TMPDIR:-/tmp}/deckhouse-test.XXXXXX")"
@@ -50,7 +55,7 @@ cleanup() {
   if [[ -n "$pids" ]]; then
     echo "==> [test] processes left running by the tests:" >&2
     # shellcheck disable=SC2086
-    ps -o pid=,args= -p $(echo $pids | tr ' ' ',') >&2 || true
+    ps -o pid=,args= -p "$(echo $pids | tr ' ' ',')" >&2 || true
     # shellcheck disable=SC2086
     kill $pids 2>/dev/null || true
     sleep 2

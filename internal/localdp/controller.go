@@ -51,6 +51,24 @@ const (
 	ReasonSettingsInvalid   = "SettingsInvalid"
 )
 
+// Summary states written by the stand-in controller.
+const (
+	StatePending  = "Pending"
+	StateFailed   = "Failed"
+	StateUpdating = "Updating"
+	StateReady    = "Ready"
+)
+
+// AnnotationSimulateReadyAfter delays Ready=True by a duration (time.ParseDuration
+// syntax) after the configuration is applied, or withholds it for good with
+// "never", so waiting for Ready can be told apart from waiting for
+// ConfigurationApplied. Read by the stand-in controller only: DP ignores it.
+const AnnotationSimulateReadyAfter = "localdp.deckhouse.io/simulate-ready-after"
+
+// urlSettings are the top-level settings whose value, a host name, becomes
+// the simulated status.urls entry https://<value>, first match wins.
+var urlSettings = []string{"domain", "host", "hostname"}
+
 // maxMessage keeps condition messages under the CRD's limit.
 const maxMessage = 32000
 
@@ -261,7 +279,7 @@ func (c *controller) reconcile(ctx context.Context, key string) error {
 		}
 	}
 	if upToDate(app) {
-		return nil
+		return c.finishReady(ctx, key, app)
 	}
 	c.mu.Lock()
 	gen, seen := c.applied[app.GetUID()]
@@ -284,6 +302,72 @@ func (c *controller) reconcile(ctx context.Context, key string) error {
 		c.mu.Unlock()
 	}
 	c.logf("application %s: %s", key, summary)
+	return c.finishReady(ctx, key, updated)
+}
+
+// finishReady turns a Ready condition held back by
+// AnnotationSimulateReadyAfter True once the delay has passed, and otherwise
+// queues the Application again for that moment.
+func (c *controller) finishReady(ctx context.Context, key string, app *unstructured.Unstructured) error {
+	conds := readConditions(app)
+	ready := meta.FindStatusCondition(conds, CondReady)
+	if ready == nil || ready.Status == metav1.ConditionTrue || ready.Reason != ReasonPending ||
+		ready.ObservedGeneration != app.GetGeneration() ||
+		!meta.IsStatusConditionTrue(conds, CondConfigurationApplied) {
+		return nil
+	}
+	delay, never := readyDelay(app)
+	if never {
+		return nil
+	}
+	if wait := time.Until(ready.LastTransitionTime.Add(delay)); wait > 0 {
+		c.queue.AddAfter(key, wait)
+		return nil
+	}
+	meta.SetStatusCondition(&conds, metav1.Condition{
+		Type: CondReady, Status: metav1.ConditionTrue, Reason: CondReady, ObservedGeneration: app.GetGeneration(),
+	})
+	app = app.DeepCopy()
+	_ = unstructured.SetNestedSlice(app.Object, conditionsToUnstructured(conds), "status", "conditions")
+	_ = unstructured.SetNestedMap(app.Object, map[string]any{"state": StateReady}, "status", "summary")
+	_, err := c.dyn.Resource(ApplicationGVR).Namespace(app.GetNamespace()).UpdateStatus(ctx, app, metav1.UpdateOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err == nil {
+		c.logf("application %s: Ready=True (simulated delay %s)", key, delay)
+	}
+	return err
+}
+
+// readyDelay reads AnnotationSimulateReadyAfter: the delay, or never. A
+// missing or unreadable value means no delay.
+func readyDelay(app *unstructured.Unstructured) (delay time.Duration, never bool) {
+	v, ok := app.GetAnnotations()[AnnotationSimulateReadyAfter]
+	if !ok {
+		return 0, false
+	}
+	if strings.TrimSpace(v) == "never" {
+		return 0, true
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil || d < 0 {
+		return 0, false
+	}
+	return d, false
+}
+
+// simulatedURLs is status.urls for the effective settings: one https URL for
+// the first of urlSettings holding a non-empty string, else none.
+func simulatedURLs(effective map[string]any) []any {
+	for _, k := range urlSettings {
+		if h, ok := effective[k].(string); ok && strings.TrimSpace(h) != "" {
+			return []any{map[string]any{
+				"url":         "https://" + strings.TrimSpace(h),
+				"description": "simulated by the local control plane from settings." + k,
+			}}
+		}
+	}
 	return nil
 }
 
@@ -363,46 +447,64 @@ func (c *controller) evaluate(ctx context.Context, app *unstructured.Unstructure
 			Type: typ, Status: st, Reason: reason, Message: msg, ObservedGeneration: gen,
 		})
 	}
-	finish := func(state, msg string) map[string]any {
+	finish := func(state, msg, tip string) map[string]any {
 		status["conditions"] = conditionsToUnstructured(conds)
 		summary := map[string]any{"state": state}
 		if msg != "" {
 			summary["message"] = msg
 		}
+		if tip != "" {
+			summary["tip"] = tip
+		}
 		status["summary"] = summary
 		return status
 	}
-	notReady := func(reason, msg string) (map[string]any, string) {
+	// installed: some configuration was applied before; it stays in effect
+	// (Installed and Ready are left as they are) when a later one is not.
+	installed, _, _ := unstructured.NestedString(status, "currentVersion", "version")
+	notApplied := func(state, reason, msg, tip string) map[string]any {
 		set(CondConfigurationApplied, false, reason, msg)
-		return finish("Pending", msg), "ConfigurationApplied=False " + reason
+		if installed == "" {
+			set(CondInstalled, false, reason, msg)
+			set(CondReady, false, reason, msg)
+		}
+		return finish(state, msg, tip)
+	}
+	notReady := func(reason, msg, tip string) (map[string]any, string) {
+		return notApplied(StatePending, reason, msg, tip), "ConfigurationApplied=False " + reason
 	}
 
 	repo, _, _ := unstructured.NestedString(app.Object, "spec", "packageRepositoryName")
 	if repo == "" {
-		return notReady(ReasonRequirementsUnmet, "spec.packageRepositoryName is not set")
+		return notReady(ReasonRequirementsUnmet, "spec.packageRepositoryName is not set",
+			"Set spec.packageRepositoryName to the PackageRepository that holds the package.")
 	}
 	apvName := versionName(app)
 	obj, exists, err := c.apvs.GetStore().GetByKey(apvName)
 	if err != nil || !exists {
-		return notReady(ReasonPending, fmt.Sprintf("ApplicationPackageVersion %q not found", apvName))
+		return notReady(ReasonPending, fmt.Sprintf("ApplicationPackageVersion %q not found", apvName),
+			"Check spec.packageVersion and spec.packageRepositoryName: the version is installed once the repository publishes it.")
 	}
 	apv, ok := obj.(*unstructured.Unstructured)
 	if !ok {
-		return notReady(ReasonPending, fmt.Sprintf("ApplicationPackageVersion %q not readable", apvName))
+		return notReady(ReasonPending, fmt.Sprintf("ApplicationPackageVersion %q not readable", apvName), "")
 	}
 	if v, ok := apv.GetLabels()[LabelDraft]; ok && v != "false" {
-		return notReady(ReasonRequirementsUnmet, fmt.Sprintf("ApplicationPackageVersion %q is a draft and cannot be installed", apvName))
+		return notReady(ReasonRequirementsUnmet, fmt.Sprintf("ApplicationPackageVersion %q is a draft and cannot be installed", apvName),
+			"Choose a released version in spec.packageVersion.")
 	}
 	if !metadataLoaded(apv) {
-		return notReady(ReasonPending, fmt.Sprintf("ApplicationPackageVersion %q: metadata is not loaded yet", apvName))
+		return notReady(ReasonPending, fmt.Sprintf("ApplicationPackageVersion %q: metadata is not loaded yet", apvName),
+			"Wait for the repository scan to load the version's metadata.")
 	}
 	pkg, err := c.compiled(apv)
 	if err != nil {
-		return notReady(ReasonRequirementsUnmet, fmt.Sprintf("ApplicationPackageVersion %q: %v", apvName, err))
+		return notReady(ReasonRequirementsUnmet, fmt.Sprintf("ApplicationPackageVersion %q: %v", apvName, err),
+			"The package version's published schemas cannot be used: choose another version.")
 	}
 	catalog, err := c.catalog(ctx, app.GetNamespace(), pkg)
 	if err != nil {
-		return notReady(ReasonPending, err.Error())
+		return notReady(ReasonPending, err.Error(), "")
 	}
 
 	settings, _, _ := unstructured.NestedFieldNoCopy(app.Object, "spec", "settings")
@@ -411,7 +513,7 @@ func (c *controller) evaluate(ctx context.Context, app *unstructured.Unstructure
 		Catalog:                catalog,
 		AllowDestructiveSwitch: app.GetAnnotations()[AnnotationAllowDestructiveSwitch] == "true",
 	}
-	if installed, _, _ := unstructured.NestedString(status, "currentVersion", "version"); installed != "" {
+	if installed != "" {
 		prev, _, _ := unstructured.NestedFieldNoCopy(status, "lastAppliedConfiguration")
 		if prev == nil {
 			prev = map[string]any{}
@@ -425,8 +527,12 @@ func (c *controller) evaluate(ctx context.Context, app *unstructured.Unstructure
 			msgs = append(msgs, p.Error())
 		}
 		msg := "validate settings: " + strings.Join(msgs, "; ")
-		set(CondConfigurationApplied, false, ReasonSettingsInvalid, msg)
-		return finish("Failed", msg), fmt.Sprintf("ConfigurationApplied=False SettingsInvalid (%d problems)", len(res.Problems))
+		tip := "Fix spec.settings and apply again."
+		if installed != "" {
+			tip = "Fix spec.settings and apply again; the last applied configuration stays in effect."
+		}
+		return notApplied(StateFailed, ReasonSettingsInvalid, msg, tip),
+			fmt.Sprintf("ConfigurationApplied=False SettingsInvalid (%d problems)", len(res.Problems))
 	}
 
 	ver, _, _ := unstructured.NestedString(app.Object, "spec", "packageVersion")
@@ -440,10 +546,23 @@ func (c *controller) evaluate(ctx context.Context, app *unstructured.Unstructure
 		effective = map[string]any{}
 	}
 	status["lastAppliedConfiguration"] = toJSONValue(effective)
+	if urls := simulatedURLs(effective); urls != nil {
+		status["urls"] = toJSONValue(urls)
+	} else {
+		delete(status, "urls")
+	}
 	set(CondInstalled, true, CondInstalled, "")
-	set(CondReady, true, CondReady, "")
 	set(CondConfigurationApplied, true, CondConfigurationApplied, "")
-	return finish("Ready", ""), "ConfigurationApplied=True"
+	if delay, never := readyDelay(app); never || delay > 0 {
+		// A fresh lastTransitionTime starts the delay (finishReady).
+		meta.RemoveStatusCondition(&conds, CondReady)
+		msg := "waiting for the application's workloads (simulated: " + AnnotationSimulateReadyAfter + "=" +
+			app.GetAnnotations()[AnnotationSimulateReadyAfter] + ")"
+		set(CondReady, false, ReasonPending, msg)
+		return finish(StateUpdating, msg, ""), "ConfigurationApplied=True, Ready=False (simulated delay)"
+	}
+	set(CondReady, true, CondReady, "")
+	return finish(StateReady, "", ""), "ConfigurationApplied=True"
 }
 
 // compiled returns the compiled package of apv, compiling it once per

@@ -47,11 +47,42 @@
 //     rejected: ConfigurationApplied=False, reason SettingsInvalid, message
 //     "validate settings: <path>: <message>; ...", summary.state Failed.
 //
+// Every condition it writes carries the Application's metadata.generation as
+// observedGeneration, and every summary it writes replaces the previous one.
+//
+// # Simulated: installation, readiness and URLs
+//
+// Nothing is installed and no workload runs, so Installed, Ready,
+// summary.tip and status.urls are simulated, with these rules:
+//
+//   - applied: Installed=True/Installed and Ready=True/Ready at once, summary
+//     {state: Ready} with no message or tip;
+//   - not applied (ConfigurationApplied=False with reason Pending,
+//     RequirementsUnmet or SettingsInvalid) while nothing was ever applied
+//     (no status.currentVersion): Installed=False and Ready=False with the
+//     same reason and message; once a configuration was applied, Installed
+//     and Ready are left as they are, since that configuration stays in
+//     effect. summary.state is Pending (Pending, RequirementsUnmet) or Failed
+//     (SettingsInvalid), summary.message the condition's message, and
+//     summary.tip one sentence saying what to change;
+//   - the annotation localdp.deckhouse.io/simulate-ready-after (a Go
+//     duration such as "5s", or "never") holds Ready back after an apply:
+//     Ready=False/Pending and summary.state Updating until the delay after
+//     the apply has passed, then Ready=True/Ready and summary.state Ready;
+//     with "never", Ready stays False. This lets a test tell waiting for
+//     Ready from waiting for ConfigurationApplied. DP has no such annotation;
+//   - status.urls: when the effective settings hold a non-empty string in
+//     the top-level field domain, host or hostname (the first of these), one
+//     entry {url: "https://<value>", description: "simulated by the local
+//     control plane from settings.<field>"}; otherwise none. Real packages
+//     publish their own URLs.
+//
 // What it does not do: there is no admission webhook (invalid settings are
 // accepted by the API server and rejected by the controller, as DP does at
 // apply time), no package download, no hooks (so no hook values and no
 // settings-check hook), no manifests or workloads, no package requirements,
-// no release channels, no status.urls, and no status.usedBy on package
+// no release channels, no conditions other than the three above (no
+// UpdateInstalled, Scaled or Managed), and no status.usedBy on package
 // versions.
 //
 // # Seeding
