@@ -261,7 +261,7 @@ func (c *Client) Wait(ctx context.Context, obj *unstructured.Unstructured, opts 
 			return last, nil
 		case errors.As(err, &werr):
 			return last, err
-		case err == errGone:
+		case errors.Is(err, errGone):
 			// The resourceVersion expired: read the object again.
 			u, gerr := c.getWithRetry(ctx, client, obj.GetName())
 			if gerr != nil {
@@ -370,7 +370,6 @@ func verdictErr(cond string, v Verdict, obj *unstructured.Unstructured) error {
 // progress returns a function that logs each change of a condition or of
 // status.summary.state.
 func (c *Client) progress(ctx context.Context, first *unstructured.Unstructured, redact func(string) string) func(*unstructured.Unstructured) {
-	seen := map[string]string{}
 	key := func(u *unstructured.Unstructured) map[string]string {
 		m := map[string]string{}
 		m["summary.state"], _, _ = unstructured.NestedString(u.Object, "status", "summary", "state")
@@ -379,7 +378,7 @@ func (c *Client) progress(ctx context.Context, first *unstructured.Unstructured,
 		}
 		return m
 	}
-	seen = key(first)
+	seen := key(first)
 	return func(u *unstructured.Unstructured) {
 		now := key(u)
 		changed := false

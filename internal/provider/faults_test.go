@@ -397,14 +397,14 @@ resource "deckhouse_application" "test" {
 			if _, err := client.Get(ctx, "app", metav1.GetOptions{}); err == nil {
 				break
 			} else if !apierrors.IsNotFound(err) || time.Now().After(deadline) {
-				dpError = fmt.Errorf("waiting for the Application: %v", err)
+				dpError = fmt.Errorf("waiting for the Application: %w", err)
 				return
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
 		time.Sleep(time.Second)
 		if err := cp.RestartAPIServer(ctx, 3*time.Second); err != nil {
-			dpError = fmt.Errorf("restarting kube-apiserver: %v", err)
+			dpError = fmt.Errorf("restarting kube-apiserver: %w", err)
 			return
 		}
 		dpError = markApplied(ctx, cp, ns, "app")
@@ -449,7 +449,7 @@ func markApplied(ctx context.Context, cp *localdp.ControlPlane, ns, name string)
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("marking the Application applied: %v", err)
+			return fmt.Errorf("marking the Application applied: %w", err)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -232,7 +233,7 @@ func (s *secretScan) run(args ...string) tofuResult {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	res := tofuResult{Stdout: stdout.String(), Stderr: stderr.String()}
-	if ee, ok := err.(*exec.ExitError); ok {
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 		res.Code = ee.ExitCode()
 	} else if err != nil {
 		s.t.Fatalf("tofu %s: %v", strings.Join(args, " "), err)

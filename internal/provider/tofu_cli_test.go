@@ -3,6 +3,7 @@ package provider
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,7 +59,7 @@ func providerBinary(t *testing.T, race bool) string {
 	b.once.Do(func() {
 		_, thisFile, _, _ := runtime.Caller(0)
 		root := filepath.Clean(filepath.Join(filepath.Dir(thisFile), "..", ".."))
-		dir, err := os.MkdirTemp("", "deckhouse-provider-bin")
+		dir, err := os.MkdirTemp("", "deckhouse-provider-bin") //nolint:usetesting // shared by every test of the binary, outlives each test
 		if err != nil {
 			b.err = err
 			return
@@ -148,7 +149,7 @@ func (c *tofuCLI) run(env []string, args ...string) tofuResult {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	res := tofuResult{Stdout: stdout.String(), Stderr: stderr.String()}
-	if ee, ok := err.(*exec.ExitError); ok {
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 		res.Code = ee.ExitCode()
 	} else if err != nil {
 		c.t.Fatalf("tofu %s: %v", strings.Join(args, " "), err)
