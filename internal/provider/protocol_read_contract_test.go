@@ -1,0 +1,188 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// contractApplication is the Application an API server of the contract test
+// serves.
+func contractApplication(replicas int) map[string]any {
+	effective := map[string]any{"replicas": replicas, "logLevel": "Info", "ingress": map[string]any{"host": "a.example.com"}}
+	return map[string]any{
+		"apiVersion": "deckhouse.io/v1alpha1", "kind": "Application",
+		"metadata": map[string]any{"name": "app", "namespace": "demo", "uid": "uid-1", "generation": 1, "resourceVersion": "7"},
+		"spec": map[string]any{
+			"packageName": "demo-app", "packageVersion": "v1.0.0", "packageRepositoryName": "demo",
+			"settings": map[string]any{"replicas": replicas, "ingress": map[string]any{"host": "a.example.com"}},
+		},
+		"status": map[string]any{
+			"summary":                  map[string]any{"state": "Ready"},
+			"currentVersion":           map[string]any{"version": "v1.0.0"},
+			"lastAppliedConfiguration": effective,
+			"conditions": []any{map[string]any{
+				"type": "ConfigurationApplied", "status": "True", "reason": "ConfigurationApplied", "observedGeneration": 1,
+				"lastTransitionTime": "2026-01-01T00:00:00Z",
+			}},
+		},
+	}
+}
+
+// configuredServer returns a protocol server configured against host.
+func configuredServer(t *testing.T, server tfprotov6.ProviderServer, host string) tfprotov6.ProviderServer {
+	t.Helper()
+	ctx := context.Background()
+	var resp provider.SchemaResponse
+	(&DeckhouseProvider{}).Schema(ctx, provider.SchemaRequest{}, &resp)
+	typ := resp.Schema.Type().TerraformType(ctx).(tftypes.Object)
+	attrs := map[string]tftypes.Value{}
+	for name, at := range typ.AttributeTypes {
+		attrs[name] = tftypes.NewValue(at, nil)
+	}
+	attrs["host"] = tftypes.NewValue(tftypes.String, host)
+	cfg, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, attrs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: &cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range out.Diagnostics {
+		if d.Severity == tfprotov6.DiagnosticSeverityError {
+			t.Fatalf("configure: %s: %s", d.Summary, d.Detail)
+		}
+	}
+	return server
+}
+
+// The refresh shortcut answers ReadResource as the framework does: the same
+// state, private data and identity when nothing changed, and it leaves
+// drift, a deleted Application and a pending update to the framework.
+func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name         string
+		served       map[string]any // nil: 404
+		private      string
+		wantShortcut bool
+	}{
+		{name: "unchanged", served: contractApplication(2), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`, wantShortcut: true},
+		{name: "drift", served: contractApplication(3), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`},
+		{name: "deleted", served: nil, private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`},
+		{name: "pending update", served: contractApplication(2), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg==","apply_pending":"dHJ1ZQ=="}`},
+		{name: "state without the UID", served: contractApplication(2), private: `{"sensitive_paths":"W10="}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != "/apis/deckhouse.io/v1alpha1/namespaces/demo/applications/app" || tt.served == nil {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusNotFound)
+					_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`))
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				_ = json.NewEncoder(w).Encode(tt.served)
+			}))
+			defer api.Close()
+
+			// The prior state is what a refresh of the unchanged Application records.
+			prior := appState()
+			r := &ApplicationResource{}
+			raw, _ := json.Marshal(contractApplication(2))
+			var obj unstructured.Unstructured
+			if err := obj.UnmarshalJSON(raw); err != nil {
+				t.Fatal(err)
+			}
+			r.fromObject(ctx, &prior, &obj, nil, defaultFieldManager, func(s string) string { return s })
+			req := &tfprotov6.ReadResourceRequest{
+				TypeName:        applicationTypeName,
+				CurrentState:    encodeModel(t, prior),
+				Private:         []byte(tt.private),
+				CurrentIdentity: encodeIdentity(t, "demo", "app"),
+			}
+			shortcut := configuredServer(t, ProtocolServer("test")(), api.URL).(*protocolServer)
+			got, ok := shortcut.readUnchanged(ctx, req)
+			if ok != tt.wantShortcut {
+				t.Fatalf("shortcut taken = %v, want %v", ok, tt.wantShortcut)
+			}
+			if !ok {
+				return
+			}
+			framework := configuredServer(t, providerserver.NewProtocol6(New("test")())(), api.URL)
+			want, err := framework.ReadResource(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want.Diagnostics) > 0 {
+				t.Fatalf("framework diagnostics: %v", want.Diagnostics[0])
+			}
+			if !decodeModel(t, got.NewState).Equal(decodeModel(t, want.NewState)) {
+				t.Errorf("state differs:\n shortcut  %v\n framework %v", decodeModel(t, got.NewState), decodeModel(t, want.NewState))
+			}
+			var gp, wp map[string][]byte
+			_ = json.Unmarshal(got.Private, &gp)
+			_ = json.Unmarshal(want.Private, &wp)
+			for k, v := range wp {
+				if string(gp[k]) != string(v) {
+					t.Errorf("private %s: shortcut %q, framework %q", k, gp[k], v)
+				}
+			}
+			gi, _ := got.NewIdentity.IdentityData.Unmarshal(applicationSchemaInfo(ctx).identity)
+			wi, _ := want.NewIdentity.IdentityData.Unmarshal(applicationSchemaInfo(ctx).identity)
+			if !gi.Equal(wi) {
+				t.Errorf("identity differs: %v, %v", gi, wi)
+			}
+		})
+	}
+}
+
+// Every attribute that changes what apply writes is one specChanged or
+// metadataChanged compares: a new spec field missing from them would let an
+// unchanged-plan answer (of ModifyPlan or of the shortcut) hide a change.
+func TestSpecChanged_CoversEveryAttributeApplyWrites(t *testing.T) {
+	base := appState()
+	baseBody, _ := json.Marshal(applyConfiguration(&base, map[string]any{"replicas": 2}))
+	v := reflect.ValueOf(&base).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		name := v.Type().Field(i).Name
+		changed := base
+		f := reflect.ValueOf(&changed).Elem().Field(i)
+		switch f.Interface().(type) {
+		case types.String:
+			f.Set(reflect.ValueOf(types.StringValue("other")))
+		case types.Bool:
+			f.Set(reflect.ValueOf(types.BoolValue(!base.AllowDestructiveSettingsSwitch.ValueBool())))
+		case types.Map:
+			f.Set(reflect.ValueOf(types.MapValueMust(types.StringType, map[string]attr.Value{"k": types.StringValue("v")})))
+		case types.Dynamic:
+			f.Set(reflect.ValueOf(toDynamic(map[string]any{"other": int64(1)})))
+		default:
+			continue
+		}
+		settings, _, _ := fromDynamic(changed.Settings)
+		if name != "Settings" {
+			settings = map[string]any{"replicas": 2}
+		}
+		body, _ := json.Marshal(applyConfiguration(&changed, settings))
+		if string(body) != string(baseBody) && !specChanged(&changed, &base) && !metadataChanged(&changed, &base) {
+			t.Errorf("a change of %s changes what apply writes, but neither specChanged nor metadataChanged sees it", name)
+		}
+	}
+}
