@@ -1,0 +1,57 @@
+package provider
+
+import (
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/localdp"
+)
+
+// wait_for = "Ready" waits past ConfigurationApplied until the application
+// is Ready (the stand-in controller delays Ready by an annotation), and the
+// state's status holds the summary, the URLs and every condition.
+func TestAccApplication_WaitForReady(t *testing.T) {
+	t.Parallel()
+	e := newAppEnv(t)
+	var started time.Time
+	status := func(p ...string) tfjsonpath.Path {
+		at := tfjsonpath.New("status")
+		for _, k := range p {
+			at = at.AtMapKey(k)
+		}
+		return at
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.checkDestroyed,
+		Steps: []resource.TestStep{{
+			PreConfig: func() { started = time.Now() },
+			Config: e.config(`  settings    = { domain = "demo.example.com" }
+  wait_for    = "Ready"
+  annotations = { "` + localdp.AnnotationSimulateReadyAfter + `" = "4s" }`),
+			Check: func(*terraform.State) error {
+				if d := time.Since(started); d < 4*time.Second {
+					t.Errorf("apply returned after %s, before the application was Ready (4s)", d)
+				}
+				return nil
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(appAddr, status("state"), knownvalue.StringExact("Ready")),
+				statecheck.ExpectKnownValue(appAddr, status("urls"), knownvalue.ListExact([]knownvalue.Check{
+					knownvalue.ObjectPartial(map[string]knownvalue.Check{"url": knownvalue.StringExact("https://demo.example.com")}),
+				})),
+				// Conditions sorted by type: ConfigurationApplied, Installed, Ready.
+				statecheck.ExpectKnownValue(appAddr, status("conditions"), knownvalue.ListPartial(map[int]knownvalue.Check{
+					0: knownvalue.ObjectPartial(map[string]knownvalue.Check{"type": knownvalue.StringExact("ConfigurationApplied"), "status": knownvalue.StringExact("True")}),
+					2: knownvalue.ObjectPartial(map[string]knownvalue.Check{"type": knownvalue.StringExact("Ready"), "status": knownvalue.StringExact("True")}),
+				})),
+			},
+		}},
+	})
+}
