@@ -18,10 +18,10 @@ import (
 )
 
 // AnnotationPendingCreate marks an Application this provider created but
-// could not record in a state yet (the create's wait failed, or the reply of
-// its write was lost). Its value is the field manager. A later create by the
-// same field manager adopts such an Application instead of refusing it, and
-// the annotation is removed once the create is recorded.
+// could not record in a state (the create's wait failed, or the outcome of
+// its write is unknown). Its value is the field manager. A later create by
+// the same field manager adopts such an Application instead of refusing it,
+// and its apply, which does not carry the annotation, removes it.
 const AnnotationPendingCreate = "terraform.deckhouse.io/pending-create"
 
 // writeBackoff is the retry schedule of idempotent writes.
@@ -32,8 +32,7 @@ type ApplyOptions struct {
 	FieldManager string
 	Force        bool
 	// Create refuses an Application that exists already, unless it carries
-	// AnnotationPendingCreate of the same field manager; the applied object
-	// carries that annotation until FinishCreate.
+	// AnnotationPendingCreate of the same field manager.
 	Create bool
 }
 
@@ -41,12 +40,17 @@ type ApplyOptions struct {
 // metadata.name/namespace/labels/annotations, spec) with server-side apply.
 // The PATCH is idempotent, so it is retried on server errors, throttling
 // (honouring Retry-After) and cut connections until ctx ends.
+//
+// A create first looks the Application up: the first create in a
+// namespace with a GET, the next ones in one LIST of the namespace (which
+// the creates of this client do not invalidate: they only add Applications
+// it writes itself).
 func (c *Client) Apply(ctx context.Context, obj map[string]any, opts ApplyOptions) (*unstructured.Unstructured, error) {
 	u := &unstructured.Unstructured{Object: obj}
 	ns, name := u.GetNamespace(), u.GetName()
 	client := c.dyn.Resource(dpapi.ApplicationGVR).Namespace(ns)
 	if opts.Create {
-		existing, err := c.getWithRetry(ctx, client, name)
+		existing, err := c.existing(ctx, ns, name)
 		switch {
 		case apierrors.IsNotFound(err):
 		case err != nil:
@@ -56,23 +60,43 @@ func (c *Client) Apply(ctx context.Context, obj map[string]any, opts ApplyOption
 		default:
 			return nil, &ExistsError{Namespace: ns, Name: name, Managers: managers(existing)}
 		}
-		u = u.DeepCopy()
-		ann := u.GetAnnotations()
-		if ann == nil {
-			ann = map[string]string{}
-		}
-		ann[AnnotationPendingCreate] = opts.FieldManager
-		u.SetAnnotations(ann)
 	}
 	return c.apply(ctx, client, u, opts)
 }
 
-// FinishCreate removes AnnotationPendingCreate once a create is recorded: it
-// applies obj (the same apply configuration as the create, without the
-// annotation).
-func (c *Client) FinishCreate(ctx context.Context, obj map[string]any, opts ApplyOptions) (*unstructured.Unstructured, error) {
-	u := &unstructured.Unstructured{Object: obj}
-	return c.apply(ctx, c.dyn.Resource(dpapi.ApplicationGVR).Namespace(u.GetNamespace()), u, opts)
+// existing looks an Application up for a create, retrying transient errors.
+func (c *Client) existing(ctx context.Context, namespace, name string) (*unstructured.Unstructured, error) {
+	b := Backoff{Initial: 200 * time.Millisecond, Max: 5 * time.Second}
+	for {
+		rctx, cancel := c.readCtx(ctx)
+		u, err := c.creates.get(rctx, c.dyn, namespace, name)
+		cancel()
+		if err == nil || !Transient(err) || ctx.Err() != nil {
+			return u, err
+		}
+		if sleep(ctx, b.Next()) != nil {
+			return nil, err
+		}
+	}
+}
+
+// MarkPendingCreate adds AnnotationPendingCreate to an Application whose
+// create cannot be recorded, so the next create adopts it. obj is the apply
+// configuration of the create; it is applied again with the annotation, by
+// the same field manager. It runs on a context of its own, since the
+// create's may have ended.
+func (c *Client) MarkPendingCreate(ctx context.Context, obj map[string]any, opts ApplyOptions) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	u := (&unstructured.Unstructured{Object: obj}).DeepCopy()
+	ann := u.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[AnnotationPendingCreate] = opts.FieldManager
+	u.SetAnnotations(ann)
+	_, err := c.apply(ctx, c.dyn.Resource(dpapi.ApplicationGVR).Namespace(u.GetNamespace()), u, opts)
+	return err
 }
 
 func (c *Client) apply(ctx context.Context, client dynamic.ResourceInterface, u *unstructured.Unstructured, opts ApplyOptions) (*unstructured.Unstructured, error) {

@@ -44,6 +44,7 @@ type Client struct {
 	entries map[string]any
 	reads   map[string]int
 	apps    *applicationReads
+	creates *applicationReads // existence checks of creates; not dropped by writes
 }
 
 // New builds a client from a REST configuration without contacting the API
@@ -73,7 +74,8 @@ func NewForInterfaces(dyn dynamic.Interface, md metadata.Interface, opts Options
 	if opts.ReadTimeout <= 0 {
 		opts.ReadTimeout = DefaultReadTimeout
 	}
-	return &Client{dyn: dyn, meta: md, opts: opts, entries: map[string]any{}, reads: map[string]int{}, apps: newApplicationReads()}
+	return &Client{dyn: dyn, meta: md, opts: opts, entries: map[string]any{}, reads: map[string]int{},
+		apps: newApplicationReads(), creates: newApplicationReads()}
 }
 
 // Dynamic returns the dynamic client.

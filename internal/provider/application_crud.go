@@ -215,6 +215,11 @@ func (r *ApplicationResource) write(ctx context.Context, plan, prior *applicatio
 	body := applyConfiguration(plan, merged)
 	opts := dpclient.ApplyOptions{FieldManager: r.fieldManager(plan), Force: r.forceConflicts(plan), Create: op == "create"}
 	obj, err := cl.Apply(ctx, body, opts)
+	var we *dpclient.WriteError
+	if err != nil && op == "create" && errors.As(err, &we) && we.MayHaveLanded {
+		// The create may have landed: mark it so that the next apply adopts it.
+		_ = cl.MarkPendingCreate(ctx, body, opts)
+	}
 	if err != nil {
 		if at, ok := dpFieldPath(err.Error(), settings, sensitive); ok {
 			w.diags.AddAttributeError(at, fmt.Sprintf("Cannot %s %s", op, who), err.Error())
@@ -232,21 +237,14 @@ func (r *ApplicationResource) write(ctx context.Context, plan, prior *applicatio
 		obj, waitErr = cl.Wait(ctx, obj, dpclient.WaitOptions{Condition: plan.waitFor(), Redact: secrets.redact})
 	}
 	if op == "create" && waitErr != nil {
-		w.diags.AddError(fmt.Sprintf("%s: created, but %s", who, waitSummary(waitErr)),
-			waitErr.Error()+".\n\nThe Application was left in place and is not recorded in the state. It carries the annotation "+
-				dpclient.AnnotationPendingCreate+": the next apply adopts it and waits again (nothing is deleted). "+
-				"To give it up, delete it from the cluster; to manage it as it is, import it.")
-		return w
-	}
-	if op == "create" {
-		// Recorded: drop the pending-create mark, so no other configuration
-		// can adopt this Application.
-		if done, err := cl.FinishCreate(ctx, body, opts); err != nil {
-			w.diags.AddWarning(fmt.Sprintf("%s: annotation %s not removed", who, dpclient.AnnotationPendingCreate),
-				err.Error()+". The Application is created and recorded; the next apply removes the annotation.")
-		} else {
-			obj = done
+		marked := "It carries the annotation " + dpclient.AnnotationPendingCreate + ": the next apply adopts it and waits again (nothing is deleted)."
+		if err := cl.MarkPendingCreate(ctx, body, opts); err != nil {
+			marked = "It could not be marked for adoption (" + err.Error() + "): the next apply refuses it as an existing Application; import it."
 		}
+		w.diags.AddError(fmt.Sprintf("%s: created, but %s", who, waitSummary(waitErr)),
+			waitErr.Error()+".\n\nThe Application was left in place and is not recorded in the state. "+marked+
+				" To give it up, delete it from the cluster; to manage it as it is, import it.")
+		return w
 	}
 	w.recorded = true
 	plan.ID = types.StringValue(plan.Namespace.ValueString() + "/" + plan.Name.ValueString())
