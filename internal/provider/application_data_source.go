@@ -180,15 +180,13 @@ func (d *ApplicationDataSource) Read(ctx context.Context, req datasource.ReadReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if d.data == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The deckhouse provider has no cluster configuration.")
+	cl := clusterClient(ctx, d.data, &resp.Diagnostics)
+	if cl == nil {
 		return
 	}
-	dyn, err := d.data.Dynamic(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot connect to the cluster", err.Error())
-		return
-	}
+	ctx, cancel := context.WithTimeout(ctx, cl.ReadTimeout())
+	defer cancel()
+	dyn := cl.Dynamic()
 	ns, name := m.Namespace.ValueString(), m.Name.ValueString()
 	obj, err := dyn.Resource(dpapi.ApplicationGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {

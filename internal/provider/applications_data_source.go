@@ -108,18 +108,16 @@ func (d *ApplicationsDataSource) Read(ctx context.Context, req datasource.ReadRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if d.data == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The deckhouse provider has no cluster configuration.")
+	cl := clusterClient(ctx, d.data, &resp.Diagnostics)
+	if cl == nil {
 		return
 	}
-	dyn, err := d.data.Dynamic(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot connect to the cluster", err.Error())
-		return
-	}
+	ctx, cancel := context.WithTimeout(ctx, cl.ReadTimeout())
+	defer cancel()
+	dyn := cl.Dynamic()
 	ns, pkg := m.Namespace.ValueString(), m.PackageName.ValueString()
 	var items []applicationSummary
-	err = listEach(ctx, dyn.Resource(dpapi.ApplicationGVR).Namespace(ns), func(obj *unstructured.Unstructured) {
+	err := listEach(ctx, dyn.Resource(dpapi.ApplicationGVR).Namespace(ns), func(obj *unstructured.Unstructured) {
 		if s := summarizeApplication(obj); pkg == "" || (s.PackageName != nil && *s.PackageName == pkg) {
 			items = append(items, s)
 		}

@@ -110,18 +110,16 @@ func (d *PackageVersionsDataSource) Read(ctx context.Context, req datasource.Rea
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if d.data == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The deckhouse provider has no cluster configuration.")
+	cl := clusterClient(ctx, d.data, &resp.Diagnostics)
+	if cl == nil {
 		return
 	}
-	dyn, err := d.data.Dynamic(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot connect to the cluster", err.Error())
-		return
-	}
+	ctx, cancel := context.WithTimeout(ctx, cl.ReadTimeout())
+	defer cancel()
+	dyn := cl.Dynamic()
 	pkg, repo := m.PackageName.ValueString(), m.Repository.ValueString()
 	var entries []packageVersionEntry
-	err = listEach(ctx, dyn.Resource(dpapi.ApplicationPackageVersionGVR), func(obj *unstructured.Unstructured) {
+	err := listEach(ctx, dyn.Resource(dpapi.ApplicationPackageVersionGVR), func(obj *unstructured.Unstructured) {
 		if e, ok := readPackageVersionEntry(obj, pkg, repo); ok {
 			entries = append(entries, e)
 		}
