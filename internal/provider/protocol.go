@@ -29,6 +29,7 @@ const applicationTypeName = "deckhouse_application"
 // the answer the framework's pipeline would give, checked by a test that
 // sends the same request to both, and hands everything else (every answer
 // with a diagnostic, every input it does not recognise) to the framework:
+//   - ValidateResourceConfig: configValid (protocol_validate.go);
 //   - ReadResource: readUnchanged (protocol_read.go);
 //   - PlanResourceChange: planUnchanged and planCreate (protocol_plan.go).
 //
@@ -86,6 +87,9 @@ type schemaInfo struct {
 	defaults map[string]tftypes.Value // attribute name -> default value
 	attrs    map[string]attrInfo      // top-level attributes
 	err      error
+	// validateErr is set when the schema has validation configValid does
+	// not run (see checkValidation).
+	validateErr error
 }
 
 // attrInfo is what the create shortcut needs of a top-level attribute.
@@ -118,6 +122,7 @@ func applicationSchemaInfo(ctx context.Context) *schemaInfo {
 // level attributes. A default the shortcut cannot evaluate disables it.
 func schemaInfoOf(ctx context.Context, s schema.Schema) *schemaInfo {
 	info := &schemaInfo{schema: s, typ: s.Type().TerraformType(ctx), defaults: map[string]tftypes.Value{}, attrs: map[string]attrInfo{}}
+	info.validateErr = checkValidation(s)
 	for name, a := range s.Attributes {
 		info.attrs[name] = attrInfo{
 			computed: a.IsComputed(), writeOnly: a.IsWriteOnly(), hasDefault: hasDefault(a),
@@ -167,6 +172,16 @@ func schemaInfoOf(ctx context.Context, s schema.Schema) *schemaInfo {
 var (
 	errUnsupportedDefault = errors.New("attribute default not supported by the plan shortcut")
 )
+
+// hasValidators reports whether a schema attribute sets Validators.
+func hasValidators(a schema.Attribute) bool {
+	v := reflect.ValueOf(a)
+	if v.Kind() != reflect.Struct {
+		return false
+	}
+	f := v.FieldByName("Validators")
+	return f.IsValid() && f.Kind() == reflect.Slice && f.Len() > 0
+}
 
 // hasDefault reports whether a schema attribute sets a Default.
 func hasDefault(a schema.Attribute) bool {
