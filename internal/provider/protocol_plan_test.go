@@ -9,10 +9,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -309,5 +311,51 @@ func TestPlanShortcut_KnowsEveryPlanModifier(t *testing.T) {
 		if sb, ok := b.(schema.SingleNestedBlock); ok && len(sb.PlanModifiers) > 0 {
 			t.Fatalf("block %s has plan modifiers the shortcuts do not run", name)
 		}
+	}
+	// Nested attributes and block attributes: the shortcuts run none.
+	var nested func(prefix string, attrs map[string]schema.Attribute)
+	nested = func(prefix string, attrs map[string]schema.Attribute) {
+		for name, a := range attrs {
+			if prefix != "" {
+				if f := reflect.ValueOf(a).FieldByName("PlanModifiers"); f.IsValid() && f.Len() > 0 {
+					t.Errorf("nested attribute %s%s has plan modifiers the shortcuts do not run", prefix, name)
+				}
+			}
+			switch n := a.(type) {
+			case schema.SingleNestedAttribute:
+				nested(prefix+name+".", n.Attributes)
+			case schema.ListNestedAttribute:
+				nested(prefix+name+"[*].", n.NestedObject.Attributes)
+			}
+		}
+	}
+	nested("", info.schema.Attributes)
+	for name, b := range info.schema.Blocks {
+		if sb, ok := b.(schema.SingleNestedBlock); ok {
+			nested(name+".", sb.Attributes)
+		}
+	}
+}
+
+// The shortcuts answer for a configured provider only and know of no
+// deferral: Configure must never defer, also with an unknown configuration.
+func TestShortcuts_ProviderNeverDefers(t *testing.T) {
+	ctx := context.Background()
+	p := &DeckhouseProvider{version: "test"}
+	var sresp provider.SchemaResponse
+	p.Schema(ctx, provider.SchemaRequest{}, &sresp)
+	typ := sresp.Schema.Type().TerraformType(ctx).(tftypes.Object)
+	attrs := map[string]tftypes.Value{}
+	for name, at := range typ.AttributeTypes {
+		attrs[name] = tftypes.NewValue(at, nil)
+	}
+	attrs["host"] = tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
+	var resp provider.ConfigureResponse
+	p.Configure(ctx, provider.ConfigureRequest{
+		Config:             tfsdk.Config{Schema: sresp.Schema, Raw: tftypes.NewValue(typ, attrs)},
+		ClientCapabilities: provider.ConfigureProviderClientCapabilities{DeferralAllowed: true},
+	}, &resp)
+	if resp.Deferred != nil {
+		t.Fatal("Configure deferred: the protocol shortcuts do not handle a provider deferral")
 	}
 }
