@@ -13,7 +13,8 @@ const module = "github.com/deckhouse/terraform-provider-deckhouse"
 // TestLayers_ImportRules lists every package's imports (tests excluded) and
 // checks them against the layering: the engine is a pure library, dpapi
 // knows DP's names, dpclient is client-go only, and the Terraform adapter in
-// internal/provider is imported by main alone.
+// internal/provider, which reaches the cluster through dpclient and imports
+// no client-go itself, is imported by main alone.
 func TestLayers_ImportRules(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/...").Output()
 	if err != nil {
@@ -32,6 +33,8 @@ func TestLayers_ImportRules(t *testing.T) {
 		{pkg: "internal/dpclient", mayNot: terraform, onlyOwn: []string{"internal/engine", "internal/dpapi"}},
 		{pkg: "internal/faultproxy", mayNot: append(append([]string{}, terraform...), kube...), onlyOwn: []string{}},
 		{pkg: "internal/localdp", mayNot: terraform, onlyOwn: []string{"internal/engine", "internal/dpapi"}},
+		// The Terraform adapter talks to the cluster through dpclient only.
+		{pkg: "internal/provider", mayNot: []string{"k8s.io/client-go"}},
 	}
 	imports := map[string][]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {

@@ -35,6 +35,7 @@ type Options struct {
 // once per command (see the read methods) and refresh reads of one namespace
 // share a LIST.
 type Client struct {
+	cfg     *rest.Config // nil when built from interfaces
 	dyn     dynamic.Interface
 	meta    metadata.Interface
 	mapper  meta.RESTMapper // resolves referent kinds; discovery only on first use
@@ -63,6 +64,7 @@ func New(cfg *rest.Config, opts Options) (*Client, error) {
 		return nil, fmt.Errorf("building the Kubernetes discovery client: %w", err)
 	}
 	c := NewForInterfaces(dyn, md, opts)
+	c.cfg = rest.CopyConfig(cfg)
 	c.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
 	return c, nil
 }
@@ -81,8 +83,14 @@ func NewForInterfaces(dyn dynamic.Interface, md metadata.Interface, opts Options
 // Dynamic returns the dynamic client.
 func (c *Client) Dynamic() dynamic.Interface { return c.dyn }
 
-// ReadTimeout is the deadline of each read request.
-func (c *Client) ReadTimeout() time.Duration { return c.opts.ReadTimeout }
+// RESTConfig returns a copy of the configuration the client was built from
+// (nil for a client built from interfaces).
+func (c *Client) RESTConfig() *rest.Config {
+	if c.cfg == nil {
+		return nil
+	}
+	return rest.CopyConfig(c.cfg)
+}
 
 func (c *Client) log(ctx context.Context, msg string, fields map[string]any) {
 	if c.opts.Log != nil {

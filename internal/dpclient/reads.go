@@ -137,17 +137,46 @@ func (a *applicationReads) forget(namespace string) {
 
 func listAll(ctx context.Context, client dynamic.ResourceInterface) (map[string]*unstructured.Unstructured, error) {
 	items := map[string]*unstructured.Unstructured{}
-	opts := metav1.ListOptions{Limit: snapshotPageSize}
+	err := listPages(ctx, client, snapshotPageSize, 0, func(obj *unstructured.Unstructured) {
+		items[obj.GetName()] = obj
+	})
+	if err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+// listPages LISTs client in pages of size and calls fn for every object;
+// with timeout > 0 each page request is bounded by it.
+func listPages(ctx context.Context, client dynamic.ResourceInterface, size int64, timeout time.Duration, fn func(*unstructured.Unstructured)) error {
+	opts := metav1.ListOptions{Limit: size}
 	for {
-		list, err := client.List(ctx, opts)
+		pctx, cancel := ctx, context.CancelFunc(func() {})
+		if timeout > 0 {
+			pctx, cancel = context.WithTimeout(ctx, timeout)
+		}
+		list, err := client.List(pctx, opts)
+		cancel()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for i := range list.Items {
-			items[list.Items[i].GetName()] = &list.Items[i]
+			fn(&list.Items[i])
 		}
 		if opts.Continue = list.GetContinue(); opts.Continue == "" {
-			return items, nil
+			return nil
 		}
 	}
+}
+
+// ListApplications calls fn for every Application of namespace (one paged
+// LIST, each page bounded by the read timeout).
+func (c *Client) ListApplications(ctx context.Context, namespace string, fn func(*unstructured.Unstructured)) error {
+	return listPages(ctx, c.dyn.Resource(dpapi.ApplicationGVR).Namespace(namespace), snapshotPageSize, c.opts.ReadTimeout, fn)
+}
+
+// ListPackageVersions calls fn for every ApplicationPackageVersion (one
+// paged LIST, each page bounded by the read timeout).
+func (c *Client) ListPackageVersions(ctx context.Context, fn func(*unstructured.Unstructured)) error {
+	return listPages(ctx, c.dyn.Resource(dpapi.ApplicationPackageVersionGVR), snapshotPageSize, c.opts.ReadTimeout, fn)
 }

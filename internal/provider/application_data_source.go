@@ -10,10 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 )
 
 var (
@@ -184,18 +181,15 @@ func (d *ApplicationDataSource) Read(ctx context.Context, req datasource.ReadReq
 	if cl == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, cl.ReadTimeout())
-	defer cancel()
-	dyn := cl.Dynamic()
 	ns, name := m.Namespace.ValueString(), m.Name.ValueString()
-	obj, err := dyn.Resource(dpapi.ApplicationGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	obj, err := cl.GetApplication(ctx, ns, name)
 	if apierrors.IsNotFound(err) {
 		resp.Diagnostics.AddError("Application not found",
 			fmt.Sprintf("There is no Application %s/%s (namespace %q, name %q) in the cluster.", ns, name, ns, name))
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the Application", fmt.Sprintf("Reading Application %s/%s: %v", ns, name, err))
+		resp.Diagnostics.AddError("Cannot read the Application", err.Error())
 		return
 	}
 	m.ID = types.StringValue(ns + "/" + name)

@@ -9,20 +9,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/dynamic"
-
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 )
 
 var (
 	_ datasource.DataSource              = &ApplicationsDataSource{}
 	_ datasource.DataSourceWithConfigure = &ApplicationsDataSource{}
 )
-
-// listPageSize is the page size of the LISTs of the list data sources.
-const listPageSize = 500
 
 // NewApplicationsDataSource returns deckhouse_applications.
 func NewApplicationsDataSource() datasource.DataSource { return &ApplicationsDataSource{} }
@@ -112,12 +105,9 @@ func (d *ApplicationsDataSource) Read(ctx context.Context, req datasource.ReadRe
 	if cl == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, cl.ReadTimeout())
-	defer cancel()
-	dyn := cl.Dynamic()
 	ns, pkg := m.Namespace.ValueString(), m.PackageName.ValueString()
 	var items []applicationSummary
-	err := listEach(ctx, dyn.Resource(dpapi.ApplicationGVR).Namespace(ns), func(obj *unstructured.Unstructured) {
+	err := cl.ListApplications(ctx, ns, func(obj *unstructured.Unstructured) {
 		if s := summarizeApplication(obj); pkg == "" || (s.PackageName != nil && *s.PackageName == pkg) {
 			items = append(items, s)
 		}
@@ -174,21 +164,4 @@ func (s applicationSummary) value() types.Object {
 		"configuration_applied":   types.StringPointerValue(s.ConfigurationApplied),
 		"ready":                   types.StringPointerValue(s.ReadyCond),
 	})
-}
-
-// listEach LISTs client in pages of listPageSize and calls fn for every object.
-func listEach(ctx context.Context, client dynamic.ResourceInterface, fn func(*unstructured.Unstructured)) error {
-	opts := metav1.ListOptions{Limit: listPageSize}
-	for {
-		list, err := client.List(ctx, opts)
-		if err != nil {
-			return err
-		}
-		for i := range list.Items {
-			fn(&list.Items[i])
-		}
-		if opts.Continue = list.GetContinue(); opts.Continue == "" {
-			return nil
-		}
-	}
 }

@@ -7,9 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/rest"
-
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 )
 
@@ -40,12 +37,10 @@ type ProviderData struct {
 	conn    dpclient.Config
 	unknown bool
 
-	mu      sync.Mutex
-	built   bool
-	rest    *rest.Config
-	dynamic dynamic.Interface
-	client  *dpclient.Client
-	err     error
+	mu     sync.Mutex
+	built  bool
+	client *dpclient.Client
+	err    error
 }
 
 // errConfigUnknown is returned when the configuration depends on values
@@ -62,28 +57,6 @@ const noClusterHint = "set config_path, config_paths or host in the deckhouse pr
 // ConfigUnknown reports whether part of the provider configuration was unknown
 // when the provider was configured (typically during plan).
 func (p *ProviderData) ConfigUnknown() bool { return p != nil && p.unknown }
-
-// RESTConfig returns the shared client configuration, built once.
-func (p *ProviderData) RESTConfig(_ context.Context) (*rest.Config, error) {
-	if err := p.build(); err != nil {
-		return nil, err
-	}
-	return rest.CopyConfig(p.rest), nil
-}
-
-// Dynamic returns the dynamic client shared by every resource and data source
-// of this provider instance. It is built on first use without contacting the
-// API server (no discovery).
-//
-// An error wrapping a *dpclient.ConfigError is a misconfiguration (and
-// errors.Is(err, dpclient.ErrNoCluster) when nothing names a cluster), not an
-// unreachable cluster.
-func (p *ProviderData) Dynamic(_ context.Context) (dynamic.Interface, error) {
-	if err := p.build(); err != nil {
-		return nil, err
-	}
-	return p.dynamic, nil
-}
 
 func (p *ProviderData) build() error {
 	if p == nil {
@@ -107,23 +80,21 @@ func (p *ProviderData) build() error {
 		p.err = err
 		return err
 	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		p.err = fmt.Errorf("building the Kubernetes client: %w", err)
-		return p.err
-	}
 	p.client, err = dpclient.New(cfg, dpclient.Options{ReadTimeout: p.RequestTimeout, Log: logLine})
 	if err != nil {
 		p.err = err
 		return err
 	}
-	p.rest, p.dynamic = cfg, dyn
 	return nil
 }
 
 // Client returns the cluster client shared by every resource and data source
 // of this provider instance, built on first use without contacting the API
-// server.
+// server (no discovery).
+//
+// An error wrapping a *dpclient.ConfigError is a misconfiguration (and
+// errors.Is(err, dpclient.ErrNoCluster) when nothing names a cluster), not an
+// unreachable cluster.
 func (p *ProviderData) Client(_ context.Context) (*dpclient.Client, error) {
 	if err := p.build(); err != nil {
 		return nil, err

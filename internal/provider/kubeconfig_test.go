@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/client-go/rest"
+
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -75,7 +77,7 @@ func TestProviderData_NoClusterConfiguredIsAMisconfiguration(t *testing.T) {
 	if p.ConfigUnknown() {
 		t.Fatal("an empty configuration is reported unknown")
 	}
-	_, err := p.Dynamic(context.Background())
+	_, err := p.Client(context.Background())
 	var ce *dpclient.ConfigError
 	if !errors.Is(err, dpclient.ErrNoCluster) || !errors.As(err, &ce) {
 		t.Fatalf("got %v, want a ConfigError wrapping ErrNoCluster", err)
@@ -92,7 +94,7 @@ func TestProviderData_UnknownConfigurationIsReported(t *testing.T) {
 	if !p.ConfigUnknown() {
 		t.Fatal("ConfigUnknown = false")
 	}
-	if _, err := p.Dynamic(context.Background()); !errors.Is(err, errConfigUnknown) {
+	if _, err := p.Client(context.Background()); !errors.Is(err, errConfigUnknown) {
 		t.Fatalf("got %v, want errConfigUnknown", err)
 	}
 }
@@ -108,20 +110,20 @@ func TestProviderData_KubeconfigContextAndLimitsAndOneSharedClient(t *testing.T)
 	m.QPS = types.Float64Value(7)
 	m.Burst = types.Int64Value(9)
 	p := testData(t, m, nil)
-	cfg, err := p.RESTConfig(context.Background())
+	cfg, err := restConfigOf(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Host != "https://two.example:6443" || cfg.BearerToken != "secret-token" || cfg.QPS != 7 || cfg.Burst != 9 {
 		t.Fatalf("config: host=%s qps=%v burst=%v", cfg.Host, cfg.QPS, cfg.Burst)
 	}
-	d1, err := p.Dynamic(context.Background())
+	c1, err := p.Client(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	d2, _ := p.Dynamic(context.Background())
-	if d1 != d2 {
-		t.Fatal("the dynamic client is not shared")
+	c2, _ := p.Client(context.Background())
+	if c1 != c2 {
+		t.Fatal("the cluster client is not shared")
 	}
 }
 
@@ -129,9 +131,18 @@ func TestProviderData_MissingKubeconfigFileIsAMisconfiguration(t *testing.T) {
 	m := nullModel()
 	m.ConfigPath = types.StringValue(filepath.Join(t.TempDir(), "absent"))
 	p := testData(t, m, nil)
-	_, err := p.Dynamic(context.Background())
+	_, err := p.Client(context.Background())
 	var ce *dpclient.ConfigError
 	if !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &ce) || errors.Is(err, dpclient.ErrNoCluster) {
 		t.Fatalf("got %v, want a ConfigError wrapping fs.ErrNotExist", err)
 	}
+}
+
+// restConfigOf is the client configuration the provider data builds.
+func restConfigOf(p *ProviderData) (*rest.Config, error) {
+	cl, err := p.Client(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	return cl.RESTConfig(), nil
 }

@@ -114,12 +114,9 @@ func (d *PackageVersionsDataSource) Read(ctx context.Context, req datasource.Rea
 	if cl == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, cl.ReadTimeout())
-	defer cancel()
-	dyn := cl.Dynamic()
 	pkg, repo := m.PackageName.ValueString(), m.Repository.ValueString()
 	var entries []packageVersionEntry
-	err := listEach(ctx, dyn.Resource(dpapi.ApplicationPackageVersionGVR), func(obj *unstructured.Unstructured) {
+	err := cl.ListPackageVersions(ctx, func(obj *unstructured.Unstructured) {
 		if e, ok := readPackageVersionEntry(obj, pkg, repo); ok {
 			entries = append(entries, e)
 		}

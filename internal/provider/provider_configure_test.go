@@ -197,7 +197,7 @@ func TestConfigure_EnvironmentAndExplicitAttributes(t *testing.T) {
 		"env":         types.MapValueMust(types.StringType, map[string]attr.Value{"A": types.StringValue("1")}),
 	})})
 	e := env{"KUBE_HOST": "https://env.example:6443", "KUBE_TOKEN": "env-token", "KUBE_INSECURE": "true"}
-	cfg, err := testData(t, m, e).RESTConfig(context.Background())
+	cfg, err := restConfigOf(testData(t, m, e))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,10 +344,11 @@ func TestConfigure_RequestsAreLoggedAtDebugWithoutHeaders(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	dyn, err := p.configured.Load().Dynamic(context.Background())
+	cl, err := p.configured.Load().Client(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
+	dyn := cl.Dynamic()
 	var out bytes.Buffer
 	ctx := tflogtest.RootLogger(context.Background(), &out)
 	gvr := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
