@@ -74,9 +74,10 @@ func (c *Client) PackageVersion(ctx context.Context, name string) (*PackageVersi
 	return info, nil
 }
 
-// ParsePackageVersion reads an ApplicationPackageVersion and compiles its
-// published schemas (the engine caches compiled packages by their bytes).
-func ParsePackageVersion(obj *unstructured.Unstructured) *PackageVersion {
+// PackageVersionHeader reads what identifies an ApplicationPackageVersion
+// and whether it can be installed (name, spec, draft label, MetadataLoaded),
+// without its schemas: for listing versions.
+func PackageVersionHeader(obj *unstructured.Unstructured) *PackageVersion {
 	info := &PackageVersion{Name: obj.GetName(), Found: true, ResourceVersion: obj.GetResourceVersion()}
 	_, info.Draft = obj.GetLabels()[dpapi.LabelDraft]
 	if v := obj.GetLabels()[dpapi.LabelDraft]; v == "false" {
@@ -86,6 +87,13 @@ func ParsePackageVersion(obj *unstructured.Unstructured) *PackageVersion {
 	info.Repository, _, _ = unstructured.NestedString(obj.Object, "spec", "packageRepositoryName")
 	info.Version, _, _ = unstructured.NestedString(obj.Object, "spec", "packageVersion")
 	info.MetadataLoaded = meta.IsStatusConditionTrue(Conditions(obj), "MetadataLoaded")
+	return info
+}
+
+// ParsePackageVersion reads an ApplicationPackageVersion and compiles its
+// published schemas (the engine caches compiled packages by their bytes).
+func ParsePackageVersion(obj *unstructured.Unstructured) *PackageVersion {
+	info := PackageVersionHeader(obj)
 	if m, ok, _ := unstructured.NestedMap(obj.Object, "status", "packageMetadata"); ok {
 		info.Metadata = m
 	}

@@ -194,16 +194,18 @@ func (r *ApplicationResource) write(ctx context.Context, plan, prior *applicatio
 
 	// The checks the plan could not run (package version not published yet,
 	// cluster unreachable, values or the provider configuration unknown at plan).
-	if plan.PackageRepositoryName.IsUnknown() || plan.PackageRepositoryName.IsNull() || !fullyKnown(ctx, plan.EffectiveSettings) {
+	repoUnresolved := plan.PackageRepositoryName.IsUnknown() || plan.PackageRepositoryName.IsNull()
+	effectiveUnknown := !fullyKnown(ctx, plan.EffectiveSettings)
+	if repoUnresolved || effectiveUnknown {
 		out := r.check(ctx, cl, checkInputFromModel(plan, prior, settings, sensitive), false)
 		w.diags.Append(out.diags...)
 		if w.diags.HasError() {
 			return w
 		}
-		if plan.PackageRepositoryName.IsUnknown() || plan.PackageRepositoryName.IsNull() {
+		if repoUnresolved {
 			plan.PackageRepositoryName = types.StringValue(out.repository)
 		}
-		if !fullyKnown(ctx, plan.EffectiveSettings) {
+		if effectiveUnknown {
 			plan.EffectiveSettings = toDynamic(out.effective)
 		}
 	}

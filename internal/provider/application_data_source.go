@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 )
 
 var (
@@ -234,26 +236,10 @@ func readAppStatus(obj *unstructured.Unstructured) appStatus {
 		s.URLs = append(s.URLs, appURL{URL: url, Description: desc})
 	}
 
-	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
-	for _, c := range conds {
-		m, ok := c.(map[string]any)
-		if !ok {
-			continue
-		}
-		cond := appCondition{}
-		cond.Type, _ = m["type"].(string)
-		if cond.Type == "" {
-			continue
-		}
-		cond.Status, _ = m["status"].(string)
-		cond.Reason, _ = m["reason"].(string)
-		cond.Message, _ = m["message"].(string)
-		switch g := m["observedGeneration"].(type) {
-		case int64:
-			cond.ObservedGeneration = &g
-		case float64:
-			n := int64(g)
-			cond.ObservedGeneration = &n
+	for _, c := range dpclient.Conditions(obj) {
+		cond := appCondition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message}
+		if c.ObservedGeneration != 0 {
+			cond.ObservedGeneration = &c.ObservedGeneration
 		}
 		s.Conditions = append(s.Conditions, cond)
 	}

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/mod/semver"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 )
 
 var (
@@ -149,30 +149,11 @@ func (d *PackageVersionsDataSource) Read(ctx context.Context, req datasource.Rea
 // fields are the filter: DP sets and freezes them, while no label of the
 // version is documented to name its package.
 func readPackageVersionEntry(obj *unstructured.Unstructured, pkg, repo string) (packageVersionEntry, bool) {
-	p, _, _ := unstructured.NestedString(obj.Object, "spec", "packageName")
-	r, _, _ := unstructured.NestedString(obj.Object, "spec", "packageRepositoryName")
-	if p != pkg || (repo != "" && r != repo) {
+	h := dpclient.PackageVersionHeader(obj)
+	if h.PackageName != pkg || (repo != "" && h.Repository != repo) {
 		return packageVersionEntry{}, false
 	}
-	v, _, _ := unstructured.NestedString(obj.Object, "spec", "packageVersion")
-	e := packageVersionEntry{Repository: r, Version: v, Name: obj.GetName()}
-	if l, ok := obj.GetLabels()[dpapi.LabelDraft]; ok && l != "false" {
-		e.Draft = true
-	}
-	e.Ready = !e.Draft && conditionStatusOf(obj, "MetadataLoaded") == "True"
-	return e, true
-}
-
-// conditionStatusOf returns the status of the condition typ ("" when absent).
-func conditionStatusOf(obj *unstructured.Unstructured, typ string) string {
-	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
-	for _, c := range conds {
-		if m, ok := c.(map[string]any); ok && m["type"] == typ {
-			s, _ := m["status"].(string)
-			return s
-		}
-	}
-	return ""
+	return packageVersionEntry{Repository: h.Repository, Version: h.Version, Name: h.Name, Draft: h.Draft, Ready: h.Ready()}, true
 }
 
 func (e packageVersionEntry) value() types.Object {
