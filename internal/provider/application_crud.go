@@ -21,6 +21,7 @@ import (
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 // Keys of the resource's private state.
@@ -166,7 +167,7 @@ func (r *ApplicationResource) write(ctx context.Context, plan, prior *applicatio
 	if cl == nil {
 		return w
 	}
-	settings, _, err := fromDynamic(plan.Settings)
+	settings, _, err := convert.FromDynamic(plan.Settings)
 	if err != nil {
 		w.diags.AddAttributeError(path.Root("settings"), "Invalid settings", err.Error())
 		return w
@@ -177,7 +178,7 @@ func (r *ApplicationResource) write(ctx context.Context, plan, prior *applicatio
 			return w
 		}
 	}
-	sensitive, _, err := fromDynamic(sensitiveVal)
+	sensitive, _, err := convert.FromDynamic(sensitiveVal)
 	if err != nil {
 		w.diags.AddAttributeError(path.Root("sensitive_settings"), "Invalid sensitive_settings", "sensitive_settings must be an object of settings.")
 		return w
@@ -206,7 +207,7 @@ func (r *ApplicationResource) write(ctx context.Context, plan, prior *applicatio
 			plan.PackageRepositoryName = types.StringValue(out.repository)
 		}
 		if effectiveUnknown {
-			plan.EffectiveSettings = toDynamic(out.effective)
+			plan.EffectiveSettings = convert.ToDynamic(out.effective)
 		}
 	}
 
@@ -461,7 +462,7 @@ func (r *ApplicationResource) fromObject(ctx context.Context, m *applicationMode
 
 	var prior any
 	if !m.Settings.IsNull() && !m.Settings.IsUnknown() {
-		prior, _, _ = fromDynamic(m.Settings)
+		prior, _, _ = convert.FromDynamic(m.Settings)
 	}
 	spec, hasSettings, _ := unstructured.NestedFieldCopy(obj.Object, "spec", "settings")
 	settings := stripPaths(spec, sensitivePaths, func(p []string) bool {
@@ -479,7 +480,7 @@ func (r *ApplicationResource) fromObject(ctx context.Context, m *applicationMode
 		// {} in the cluster and null or {} in the state: no drift.
 	default:
 		if prior == nil || !jsonEqual(prior, settings) {
-			m.Settings = toDynamic(settings)
+			m.Settings = convert.ToDynamic(settings)
 		}
 	}
 

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 var (
@@ -302,7 +303,7 @@ func nestedDynamic(obj *unstructured.Unstructured, fields ...string) types.Dynam
 	if !ok || err != nil {
 		return types.DynamicNull()
 	}
-	return toDynamic(v)
+	return convert.ToDynamic(v)
 }
 
 // stringMapValue is a map of strings; a nil map gives an empty map.

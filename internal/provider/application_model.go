@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 // applicationModel is the Terraform data of deckhouse_application.
@@ -215,7 +216,7 @@ func lastAppliedValue(obj *unstructured.Unstructured, sensitivePaths [][]string)
 	if !ok || v == nil {
 		return types.DynamicNull()
 	}
-	return toDynamic(stripPaths(v, sensitivePaths, nil))
+	return convert.ToDynamic(stripPaths(v, sensitivePaths, nil))
 }
 
 // jsonEqual compares two documents in the JSON data model by their encoding.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 // ModifyPlan gives DP's verdict at plan time, as a pipeline with early returns:
@@ -95,7 +96,7 @@ func (r *ApplicationResource) ModifyPlan(ctx context.Context, req resource.Modif
 			"The namespace, package, version or repository of "+describe(&plan)+" is known only at apply, so the plan cannot read the package version.")
 		return
 	}
-	settings, _, err := fromDynamicPartial(plan.Settings)
+	settings, _, err := convert.FromDynamicPartial(plan.Settings)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("settings"), "Invalid settings", err.Error())
 		return
@@ -104,7 +105,7 @@ func (r *ApplicationResource) ModifyPlan(ctx context.Context, req resource.Modif
 		resp.Diagnostics.AddAttributeError(path.Root("settings"), "Invalid settings", "settings must be an object (a map of setting names to values).")
 		return
 	}
-	sensitive, _, err := fromDynamicPartial(sensitiveVal)
+	sensitive, _, err := convert.FromDynamicPartial(sensitiveVal)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("sensitive_settings"), "Invalid sensitive_settings", "sensitive_settings must be an object of settings.")
 		return
@@ -154,7 +155,7 @@ func (r *ApplicationResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if out.deferred || resp.Diagnostics.HasError() {
 		return
 	}
-	plan.EffectiveSettings = toDynamic(out.effective)
+	plan.EffectiveSettings = convert.ToDynamic(out.effective)
 }
 
 // checksRequired reports whether plan_checks = "required": every check the

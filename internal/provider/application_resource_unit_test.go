@@ -6,14 +6,13 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
-
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 )
 
 func TestSensitivePaths_StrippedFromClusterSettings(t *testing.T) {

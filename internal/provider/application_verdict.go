@@ -15,6 +15,7 @@ import (
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 // checkInput is everything the checks need, free of framework types.
@@ -60,7 +61,7 @@ func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any)
 			if d.IsNull() || d.IsUnknown() {
 				continue
 			}
-			if v, known, err := fromDynamic(d); err == nil && known && v != nil {
+			if v, known, err := convert.FromDynamic(d); err == nil && known && v != nil {
 				in.previous, in.hasPrevious = v, true
 				break
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 var _ function.Function = &EffectiveSettingsFunction{}
@@ -58,7 +59,7 @@ func (f *EffectiveSettingsFunction) Run(ctx context.Context, req function.RunReq
 	} else {
 		eff = map[string]any{}
 	}
-	resp.Error = resp.Result.Set(ctx, toDynamic(eff))
+	resp.Error = resp.Result.Set(ctx, convert.ToDynamic(eff))
 }
 
 // settingsFunctionParameters are the parameters both settings functions take.
@@ -90,7 +91,7 @@ func functionInputs(ctx context.Context, req function.RunRequest) (*engine.Packa
 	if err != nil {
 		return nil, nil, function.NewArgumentFuncError(0, "invalid settings schema: "+err.Error())
 	}
-	settings, _, err := fromDynamic(settingsArg)
+	settings, _, err := convert.FromDynamic(settingsArg)
 	if err != nil {
 		return nil, nil, function.NewArgumentFuncError(1, "reading settings: "+err.Error())
 	}

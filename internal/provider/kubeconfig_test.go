@@ -9,10 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/client-go/rest"
-
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/client-go/rest"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 )

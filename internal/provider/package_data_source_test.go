@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
-
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 func packageDS(name, pkg, body string) string {
@@ -140,7 +140,7 @@ func TestUnitPackage_SettingsListsTopLevelFieldsOnly(t *testing.T) {
 		{Path: engine.Path{}.Key("a").Key("b"), Type: "integer"},
 		{Path: engine.Path{}.Key("c"), Type: "object", UIAdvanced: true},
 	})
-	got, err := fromAttrValue(l)
+	got, err := convert.FromAttr(l)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 var _ datasource.DataSource = &PackageSettingsDataSource{}
@@ -156,8 +157,8 @@ func (d *PackageSettingsDataSource) Read(ctx context.Context, req datasource.Rea
 		return
 	}
 
-	m.EffectiveSettings = toDynamic(nonNilObject(res.Effective))
-	m.Values = toDynamic(nonNilObject(res.Values))
+	m.EffectiveSettings = convert.ToDynamic(nonNilObject(res.Effective))
+	m.Values = convert.ToDynamic(nonNilObject(res.Values))
 	m.PublishedSettingsSchema = types.StringValue(string(pkg.PublishedSettings()))
 	if v := pkg.PublishedValues(); v != nil {
 		m.PublishedValuesSchema = types.StringValue(string(v))
@@ -197,7 +198,7 @@ func settingsRequest(m *packageSettingsModel) (engine.Request, bool, diag.Diagno
 	known := true
 
 	object := func(name string, v types.Dynamic) (any, bool) {
-		val, k, err := fromDynamic(v)
+		val, k, err := convert.FromDynamic(v)
 		if err != nil {
 			diags.AddAttributeError(path.Root(name), "Invalid "+name, err.Error())
 			return nil, false

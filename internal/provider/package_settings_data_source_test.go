@@ -16,6 +16,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 // testPackage is the absolute path of a fixture package (tofu runs in its
@@ -332,9 +334,9 @@ func TestUnitPackageSettings_RequestFromInputs(t *testing.T) {
 	t.Parallel()
 	catalogType := types.ObjectType{AttrTypes: map[string]attr.Type{"default": types.StringType, "available": types.ListType{ElemType: types.StringType}}}
 	m := packageSettingsModel{
-		Settings:         toDynamic(map[string]any{"a": int64(1)}),
+		Settings:         convert.ToDynamic(map[string]any{"a": int64(1)}),
 		PreviousSettings: types.DynamicNull(),
-		HookValues:       toDynamic(map[string]any{"h": true}),
+		HookValues:       convert.ToDynamic(map[string]any{"h": true}),
 		ProjectResources: types.MapValueMust(catalogType, map[string]attr.Value{
 			"storageclasses": types.ObjectValueMust(catalogType.AttrTypes, map[string]attr.Value{
 				"default":   types.StringValue("fast"),
@@ -352,7 +354,7 @@ func TestUnitPackageSettings_RequestFromInputs(t *testing.T) {
 		t.Fatalf("request %+v", req)
 	}
 
-	m.PreviousSettings = toDynamic(map[string]any{})
+	m.PreviousSettings = convert.ToDynamic(map[string]any{})
 	if req, _, _ := settingsRequest(&m); !req.HasPrevious {
 		t.Fatal("previous_settings = {} is not an update")
 	}
@@ -364,7 +366,7 @@ func TestUnitPackageSettings_RequestFromInputs(t *testing.T) {
 	if req, _, _ := settingsRequest(&m); !reflect.DeepEqual(req.Settings, map[string]any{}) {
 		t.Fatal("null settings are not an empty object")
 	}
-	m.Settings = toDynamic("x")
+	m.Settings = convert.ToDynamic("x")
 	if _, _, diags := settingsRequest(&m); !diags.HasError() {
 		t.Fatal("settings that are not an object are accepted")
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -18,6 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 // The plan shortcut answers an unchanged plan exactly as the framework does,
@@ -28,9 +29,9 @@ func TestPlanShortcut_AnswersUnchangedPlansAsTheFramework(t *testing.T) {
 	replaceMode := state
 	replaceMode.ImmutableFieldChange = types.StringValue(immutableModeReplace)
 	changed := state
-	changed.Settings = toDynamic(map[string]any{"replicas": 3})
+	changed.Settings = convert.ToDynamic(map[string]any{"replicas": 3})
 	withSensitive := state
-	withSensitive.SensitiveSettings = toDynamic(map[string]any{"password": "s3cret"})
+	withSensitive.SensitiveSettings = convert.ToDynamic(map[string]any{"password": "s3cret"})
 	private := []byte(`{"sensitive_paths":"W10="}`)
 
 	tests := []struct {
@@ -186,7 +187,7 @@ func TestPlanShortcut_PlansCreatesAsTheFramework(t *testing.T) {
 		m.Namespace = types.StringValue(e.namespace)
 		m.PackageName = types.StringValue(e.pkg)
 		m.PackageRepositoryName = types.StringValue(e.repository)
-		m.Settings = toDynamic(settings)
+		m.Settings = convert.ToDynamic(settings)
 		return m
 	}
 	tests := []struct {
@@ -213,7 +214,7 @@ func TestPlanShortcut_PlansCreatesAsTheFramework(t *testing.T) {
 		}(), wantShortcut: true},
 		{name: "sensitive settings", config: func() applicationModel {
 			m := base(map[string]any{"replicas": 2})
-			m.SensitiveSettings = toDynamic(map[string]any{"auth": map[string]any{"password": "s3cret"}})
+			m.SensitiveSettings = convert.ToDynamic(map[string]any{"auth": map[string]any{"password": "s3cret"}})
 			return m
 		}(), wantShortcut: true},
 		{name: "invalid settings", config: base(map[string]any{"replicas": 0})},

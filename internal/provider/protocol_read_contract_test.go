@@ -15,6 +15,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 // contractApplication is the Application an API server of the contract test
@@ -172,11 +174,11 @@ func TestSpecChanged_CoversEveryAttributeApplyWrites(t *testing.T) {
 		case types.Map:
 			f.Set(reflect.ValueOf(types.MapValueMust(types.StringType, map[string]attr.Value{"k": types.StringValue("v")})))
 		case types.Dynamic:
-			f.Set(reflect.ValueOf(toDynamic(map[string]any{"other": int64(1)})))
+			f.Set(reflect.ValueOf(convert.ToDynamic(map[string]any{"other": int64(1)})))
 		default:
 			continue
 		}
-		settings, _, _ := fromDynamic(changed.Settings)
+		settings, _, _ := convert.FromDynamic(changed.Settings)
 		if name != "Settings" {
 			settings = map[string]any{"replicas": 2}
 		}

@@ -1,6 +1,8 @@
 package provider
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestPrivateKey_ReadsTheFrameworkEncoding(t *testing.T) {
 	tests := []struct {

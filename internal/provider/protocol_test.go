@@ -5,18 +5,19 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 // appState is an applied Application as the state holds it.
 func appState() applicationModel {
-	settings := toDynamic(map[string]any{"replicas": 2, "ingress": map[string]any{"host": "a.example.com"}})
-	effective := toDynamic(map[string]any{"replicas": 2, "logLevel": "Info", "ingress": map[string]any{"host": "a.example.com"}})
+	settings := convert.ToDynamic(map[string]any{"replicas": 2, "ingress": map[string]any{"host": "a.example.com"}})
+	effective := convert.ToDynamic(map[string]any{"replicas": 2, "logLevel": "Info", "ingress": map[string]any{"host": "a.example.com"}})
 	return applicationModel{
 		ID:                             types.StringValue("demo/app"),
 		Name:                           types.StringValue("app"),

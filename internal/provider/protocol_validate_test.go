@@ -6,13 +6,14 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 // The validation shortcut finds a configuration valid exactly when the
@@ -42,7 +43,7 @@ func TestValidateShortcut_AgreesWithTheFramework(t *testing.T) {
 			m.Timeouts = withTimeout("90s")
 			m.WaitFor = types.StringValue("Ready")
 			m.FieldManager = types.StringValue("team-a")
-			m.SensitiveSettings = toDynamic(map[string]any{"password": "s3cret"})
+			m.SensitiveSettings = convert.ToDynamic(map[string]any{"password": "s3cret"})
 		}), writeOnlyAllowed: true, valid: true},
 		{name: "unknown name", config: with(func(m *applicationModel) { m.Name = types.StringUnknown() }), valid: true},
 		{name: "name too long", config: with(func(m *applicationModel) { m.Name = types.StringValue("a-name-longer-than-24-chars") })},
@@ -55,9 +56,9 @@ func TestValidateShortcut_AgreesWithTheFramework(t *testing.T) {
 		{name: "unknown wait_for", config: with(func(m *applicationModel) { m.WaitFor = types.StringValue("Installed") })},
 		{name: "empty field manager", config: with(func(m *applicationModel) { m.FieldManager = types.StringValue("") })},
 		{name: "sensitive settings without write-only support", config: with(func(m *applicationModel) {
-			m.SensitiveSettings = toDynamic(map[string]any{"password": "s3cret"})
+			m.SensitiveSettings = convert.ToDynamic(map[string]any{"password": "s3cret"})
 		})},
-		{name: "read-only attribute set", config: with(func(m *applicationModel) { m.EffectiveSettings = toDynamic(map[string]any{"a": 1}) })},
+		{name: "read-only attribute set", config: with(func(m *applicationModel) { m.EffectiveSettings = convert.ToDynamic(map[string]any{"a": 1}) })},
 		{name: "required attribute null", config: with(func(m *applicationModel) { m.PackageVersion = types.StringNull() })},
 	}
 	for _, tt := range tests {

@@ -10,10 +10,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 func problemValue(path, kind, message string) knownvalue.Check {
@@ -99,12 +100,12 @@ const unitSchema = `{"type":"object","properties":{"replicas":{"type":"integer",
 
 func TestUnitFunction_ValidateSettingsListsProblems(t *testing.T) {
 	t.Parallel()
-	settings := toDynamic(map[string]any{"replicas": "x", "extra": true})
+	settings := convert.ToDynamic(map[string]any{"replicas": "x", "extra": true})
 	resp := runSettingsFunction(t, NewValidateSettingsFunction(), unitSchema, settings, types.ListUnknown(types.ObjectType{AttrTypes: problemAttrTypes}))
 	if resp.Error != nil {
 		t.Fatal(resp.Error)
 	}
-	got, err := fromAttrValue(resp.Result.Value())
+	got, err := convert.FromAttr(resp.Result.Value())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,23 +121,23 @@ func TestUnitFunction_ValidateSettingsListsProblems(t *testing.T) {
 func TestUnitFunction_EffectiveSettingsAppliesDefaultsAndRejects(t *testing.T) {
 	t.Parallel()
 	resp := runSettingsFunction(t, NewEffectiveSettingsFunction(), "type: object\nproperties:\n  replicas: {type: integer, default: 1}\n  name: {type: string}\n",
-		toDynamic(map[string]any{"name": "a"}), types.DynamicUnknown())
+		convert.ToDynamic(map[string]any{"name": "a"}), types.DynamicUnknown())
 	if resp.Error != nil {
 		t.Fatal(resp.Error)
 	}
-	got, _ := fromAttrValue(resp.Result.Value())
+	got, _ := convert.FromAttr(resp.Result.Value())
 	if m, ok := got.(map[string]any); !ok || m["replicas"] != int64(1) || m["name"] != "a" {
 		t.Fatalf("effective %#v", got)
 	}
-	resp = runSettingsFunction(t, NewEffectiveSettingsFunction(), unitSchema, toDynamic(map[string]any{"replicas": "x"}), types.DynamicUnknown())
+	resp = runSettingsFunction(t, NewEffectiveSettingsFunction(), unitSchema, convert.ToDynamic(map[string]any{"replicas": "x"}), types.DynamicUnknown())
 	if resp.Error == nil || !strings.Contains(resp.Error.Error(), "replicas: must be integer, got string (type)") {
 		t.Fatalf("error %v", resp.Error)
 	}
-	resp = runSettingsFunction(t, NewEffectiveSettingsFunction(), unitSchema, toDynamic([]any{}), types.DynamicUnknown())
+	resp = runSettingsFunction(t, NewEffectiveSettingsFunction(), unitSchema, convert.ToDynamic([]any{}), types.DynamicUnknown())
 	if resp.Error == nil || !strings.Contains(resp.Error.Error(), "settings must be an object, got array") {
 		t.Fatalf("error %v", resp.Error)
 	}
-	resp = runSettingsFunction(t, NewEffectiveSettingsFunction(), " ", toDynamic(nil), types.DynamicUnknown())
+	resp = runSettingsFunction(t, NewEffectiveSettingsFunction(), " ", convert.ToDynamic(nil), types.DynamicUnknown())
 	if resp.Error == nil || !strings.Contains(resp.Error.Error(), "empty") {
 		t.Fatalf("error %v", resp.Error)
 	}

@@ -1,7 +1,6 @@
-package provider
+package convert
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,28 +15,28 @@ import (
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 )
 
-// fromDynamic converts a Terraform dynamic value into the JSON data model
+// FromDynamic converts a Terraform dynamic value into the JSON data model
 // (map[string]any, []any, string, bool, nil, int64 or float64). known is false
 // when any part of the value is unknown; the known parts are still converted
 // and unknown leaves become nil. A null dynamic converts to nil.
-func fromDynamic(v types.Dynamic) (val any, known bool, err error) {
+func FromDynamic(v types.Dynamic) (val any, known bool, err error) {
 	c := converter{known: true}
 	val, err = c.value(v)
 	return val, c.known, err
 }
 
-// fromDynamicPartial converts a Terraform dynamic value into the JSON data
+// FromDynamicPartial converts a Terraform dynamic value into the JSON data
 // model with every unknown part (a leaf or a whole subtree) as
 // engine.Unknown{}, for a partial evaluation at plan. known is false when
 // anything was unknown.
-func fromDynamicPartial(v types.Dynamic) (val any, known bool, err error) {
+func FromDynamicPartial(v types.Dynamic) (val any, known bool, err error) {
 	c := converter{known: true, unknown: engine.Unknown{}}
 	val, err = c.value(v)
 	return val, c.known, err
 }
 
-// fromAttrValue converts any framework value (unknown parts become nil).
-func fromAttrValue(v attr.Value) (any, error) {
+// FromAttr converts any framework value (unknown parts become nil).
+func FromAttr(v attr.Value) (any, error) {
 	c := converter{known: true}
 	return c.value(v)
 }
@@ -141,10 +140,10 @@ func floatToJSON(v float64) any {
 	return v
 }
 
-// toDynamic converts a JSON data model value into a Terraform dynamic value:
+// ToDynamic converts a JSON data model value into a Terraform dynamic value:
 // objects as objects, arrays as tuples, numbers as numbers, null as a dynamic
 // null. The result is deterministic.
-func toDynamic(v any) types.Dynamic {
+func ToDynamic(v any) types.Dynamic {
 	if v == nil {
 		return types.DynamicNull()
 	}
@@ -227,60 +226,4 @@ func attrTypeOf(a attr.Value) attr.Type {
 		return types.DynamicType
 	}
 	return a.Type(context.Background())
-}
-
-// decodeJSON parses JSON into the JSON data model with exact numbers.
-func decodeJSON(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("unexpected data after the JSON value")
-	}
-	return normalizeNumbers(v), nil
-}
-
-// normalizeNumbers turns json.Number into int64 or float64.
-func normalizeNumbers(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		f, err := x.Float64()
-		if err != nil {
-			return x.String()
-		}
-		return floatToJSON(f)
-	case map[string]any:
-		for k, e := range x {
-			x[k] = normalizeNumbers(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = normalizeNumbers(e)
-		}
-	}
-	return v
-}
-
-// dynamicFromJSON decodes JSON bytes into a dynamic value.
-func dynamicFromJSON(b []byte) (types.Dynamic, error) {
-	v, err := decodeJSON(b)
-	if err != nil {
-		return types.DynamicNull(), err
-	}
-	return toDynamic(v), nil
-}
-
-// jsonString encodes a JSON data model value as compact JSON (keys sorted).
-func jsonString(v any) (string, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "", err
-	}
-	return string(b), nil
 }

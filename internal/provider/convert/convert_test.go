@@ -1,8 +1,7 @@
-package provider
+package convert
 
 import (
 	"context"
-	"encoding/json"
 	"math/big"
 	"reflect"
 	"testing"
@@ -32,8 +31,8 @@ func TestUnitConvert_RoundTrip(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			d := toDynamic(tc.in)
-			got, known, err := fromDynamic(d)
+			d := ToDynamic(tc.in)
+			got, known, err := FromDynamic(d)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,9 +49,9 @@ func TestUnitConvert_RoundTrip(t *testing.T) {
 func TestUnitConvert_Deterministic(t *testing.T) {
 	t.Parallel()
 	in := map[string]any{"b": int64(1), "a": []any{"x", map[string]any{"z": nil, "y": true}}}
-	a, b := toDynamic(in), toDynamic(in)
+	a, b := ToDynamic(in), ToDynamic(in)
 	if !a.Equal(b) {
-		t.Fatalf("toDynamic is not deterministic: %s vs %s", a, b)
+		t.Fatalf("ToDynamic is not deterministic: %s vs %s", a, b)
 	}
 }
 
@@ -68,7 +67,7 @@ func TestUnitConvert_NumbersIntegralBecomeInt64(t *testing.T) {
 		{"out of int64 range", new(big.Float).SetFloat64(1e30), 1e30},
 	}
 	for _, tc := range cases {
-		got, _, err := fromDynamic(types.DynamicValue(types.NumberValue(tc.in)))
+		got, _, err := FromDynamic(types.DynamicValue(types.NumberValue(tc.in)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +86,7 @@ func TestUnitConvert_CollectionsAndTypedValues(t *testing.T) {
 		map[string]attr.Type{"l": list.Type(context.Background()), "s": set.Type(context.Background()), "m": mp.Type(context.Background()), "f": types.Float64Type, "d": types.DynamicType, "n": types.StringType},
 		map[string]attr.Value{"l": list, "s": set, "m": mp, "f": types.Float64Value(2.5), "d": types.DynamicValue(types.StringValue("in")), "n": types.StringNull()},
 	)
-	got, known, err := fromDynamic(types.DynamicValue(obj))
+	got, known, err := FromDynamic(types.DynamicValue(obj))
 	if err != nil || !known {
 		t.Fatalf("err=%v known=%v", err, known)
 	}
@@ -106,7 +105,7 @@ func TestUnitConvert_UnknownPartsReported(t *testing.T) {
 		map[string]attr.Type{"a": types.StringType, "b": types.StringType},
 		map[string]attr.Value{"a": types.StringValue("x"), "b": types.StringUnknown()},
 	)
-	got, known, err := fromDynamic(types.DynamicValue(obj))
+	got, known, err := FromDynamic(types.DynamicValue(obj))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,41 +115,11 @@ func TestUnitConvert_UnknownPartsReported(t *testing.T) {
 	if !reflect.DeepEqual(got, map[string]any{"a": "x", "b": nil}) {
 		t.Fatalf("known parts not converted: %#v", got)
 	}
-	if _, known, _ := fromDynamic(types.DynamicUnknown()); known {
+	if _, known, _ := FromDynamic(types.DynamicUnknown()); known {
 		t.Fatal("an unknown dynamic is reported known")
 	}
-	if v, known, _ := fromDynamic(types.DynamicNull()); v != nil || !known {
+	if v, known, _ := FromDynamic(types.DynamicNull()); v != nil || !known {
 		t.Fatalf("null dynamic: got %#v known=%v", v, known)
-	}
-}
-
-func TestUnitConvert_JSONHelpers(t *testing.T) {
-	t.Parallel()
-	d, err := dynamicFromJSON([]byte(`{"a":1,"b":[1.5,"x",null],"c":{"d":true},"e":12345678901234567}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _, err := fromDynamic(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]any{"a": int64(1), "b": []any{1.5, "x", nil}, "c": map[string]any{"d": true}, "e": int64(12345678901234567)}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %#v, want %#v", got, want)
-	}
-	s, err := jsonString(got)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back any
-	if err := json.Unmarshal([]byte(s), &back); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := decodeJSON([]byte(`{} {}`)); err == nil {
-		t.Fatal("trailing data accepted")
-	}
-	if _, err := decodeJSON([]byte(`{`)); err == nil {
-		t.Fatal("broken JSON accepted")
 	}
 }
 
@@ -158,7 +127,7 @@ func TestUnitConvert_JSONHelpers(t *testing.T) {
 // value whose unknown parts stay unknown, and encodes for the protocol.
 func TestToDynamic_UnknownLeavesStayUnknown(t *testing.T) {
 	ctx := context.Background()
-	d := toDynamic(map[string]any{"host": engine.Unknown{}, "replicas": int64(2), "auth": map[string]any{"password": engine.Unknown{}}})
+	d := ToDynamic(map[string]any{"host": engine.Unknown{}, "replicas": int64(2), "auth": map[string]any{"password": engine.Unknown{}}})
 	v, err := d.ToTerraformValue(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -169,9 +138,9 @@ func TestToDynamic_UnknownLeavesStayUnknown(t *testing.T) {
 	if _, err := tfprotov6.NewDynamicValue(tftypes.DynamicPseudoType, v); err != nil {
 		t.Fatalf("encoding: %v", err)
 	}
-	back, known, err := fromDynamicPartial(d)
+	back, known, err := FromDynamicPartial(d)
 	if err != nil || known {
-		t.Fatalf("fromDynamicPartial: known=%v err=%v", known, err)
+		t.Fatalf("FromDynamicPartial: known=%v err=%v", known, err)
 	}
 	if m := back.(map[string]any); m["replicas"] != int64(2) || m["host"] != (engine.Unknown{}) {
 		t.Fatalf("round trip: %v", back)
