@@ -22,6 +22,7 @@ import (
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/diagnostics"
 )
 
 // Keys of the resource's private state.
@@ -611,7 +612,7 @@ func dpFieldPath(text string, settings, sensitive any) (path.Path, bool) {
 	if sensitive != nil && problemInSensitive(settings, sensitive, p) {
 		root = path.Root("sensitive_settings")
 	}
-	return attributePath(root, p), true
+	return diagnostics.AttributePath(root, p), true
 }
 
 // fullyKnown reports whether a dynamic value holds no unknown part.

@@ -16,6 +16,7 @@ import (
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/diagnostics"
 )
 
 // checkInput is everything the checks need, free of framework types.
@@ -185,9 +186,9 @@ func (r *ApplicationResource) check(ctx context.Context, cl *dpclient.Client, in
 			inSettings = append(inSettings, p)
 		}
 	}
-	out.diags.Append(problemDiagnostics(path.Root("settings"), inSettings)...)
-	out.diags.Append(problemDiagnostics(path.Root("sensitive_settings"), inSensitive)...)
-	out.diags.Append(switchDiagnostics(path.Root("settings"), res.Switches, in.allowDestructive)...)
+	out.diags.Append(diagnostics.FromProblems(path.Root("settings"), inSettings)...)
+	out.diags.Append(diagnostics.FromProblems(path.Root("sensitive_settings"), inSensitive)...)
+	out.diags.Append(diagnostics.Switches(path.Root("settings"), res.Switches, in.allowDestructive)...)
 	if atPlan && len(res.Skipped) > 0 {
 		out.diags.Append(skippedByDocument(in, res.Skipped)...)
 	}
@@ -312,7 +313,7 @@ func skippedByDocument(in checkInput, skipped []engine.Skipped) diag.Diagnostics
 			inSettings = append(inSettings, s)
 		}
 	}
-	diags := skippedDiagnostics(path.Root("settings"), inSettings, in.required)
-	diags.Append(skippedDiagnostics(path.Root("sensitive_settings"), inSensitive, in.required)...)
+	diags := diagnostics.Skipped(path.Root("settings"), inSettings, in.required)
+	diags.Append(diagnostics.Skipped(path.Root("sensitive_settings"), inSensitive, in.required)...)
 	return diags
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/diagnostics"
 )
 
 var _ datasource.DataSource = &PackageSettingsDataSource{}
@@ -151,8 +152,8 @@ func (d *PackageSettingsDataSource) Read(ctx context.Context, req datasource.Rea
 		engine.DocHookValues:       path.Root("hook_values"),
 		engine.DocPreviousSettings: path.Root("previous_settings"),
 	}
-	resp.Diagnostics.Append(problemDiagnosticsByDocument(roots, path.Root("settings"), res.Problems)...)
-	resp.Diagnostics.Append(switchDiagnostics(path.Root("settings"), res.Switches, evalReq.AllowDestructiveSwitch)...)
+	resp.Diagnostics.Append(diagnostics.FromProblemsByDocument(roots, path.Root("settings"), res.Problems)...)
+	resp.Diagnostics.Append(diagnostics.Switches(path.Root("settings"), res.Switches, evalReq.AllowDestructiveSwitch)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -1,4 +1,4 @@
-package provider
+package diagnostics
 
 import (
 	"fmt"
@@ -11,19 +11,19 @@ import (
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 )
 
-// problemDiagnostics turns every engine Problem into an error diagnostic at
+// FromProblems turns every engine Problem into an error diagnostic at
 // root plus the problem's path. OpenTofu shows a path inside a dynamic value
 // at the block's first line, so the summary spells the full path out in
 // words, e.g. "Invalid settings.postgres.storageClass: does not match the
 // pattern"; the detail is DP's text (which never holds the value), the CEL
 // expression of a failed rule, and a "did you mean" for an undeclared field.
-func problemDiagnostics(root path.Path, problems []*engine.Problem) diag.Diagnostics {
+func FromProblems(root path.Path, problems []*engine.Problem) diag.Diagnostics {
 	var diags diag.Diagnostics
 	for _, p := range problems {
 		if p == nil {
 			continue
 		}
-		diags.AddAttributeError(attributePath(root, p.Path), problemSummary(root, p), problemDetail(root, p))
+		diags.AddAttributeError(AttributePath(root, p.Path), problemSummary(root, p), problemDetail(root, p))
 	}
 	return diags
 }
@@ -49,11 +49,11 @@ func parentPath(p engine.Path) engine.Path {
 	return out
 }
 
-// skippedDiagnostics reports the checks a partial evaluation could not run
+// Skipped reports the checks a partial evaluation could not run
 // because they depend on values unknown at plan: one diagnostic per unknown
 // value, naming each skipped check; errors when required (plan_checks =
 // "required"), else warnings.
-func skippedDiagnostics(root path.Path, skipped []engine.Skipped, required bool) diag.Diagnostics {
+func Skipped(root path.Path, skipped []engine.Skipped, required bool) diag.Diagnostics {
 	var diags diag.Diagnostics
 	type group struct {
 		unknown engine.Path
@@ -84,26 +84,26 @@ func skippedDiagnostics(root path.Path, skipped []engine.Skipped, required bool)
 		detail := fmt.Sprintf("These checks depend on %s, which is known only after apply, so the plan could not run them: %s. "+
 			"Every other check ran. The apply runs them all before it writes the Application.", where, strings.Join(g.checks, "; "))
 		if required {
-			diags.AddAttributeError(attributePath(root, g.unknown), summary,
+			diags.AddAttributeError(AttributePath(root, g.unknown), summary,
 				detail+` plan_checks = "required" makes this an error: give the value a known value at plan, or use plan_checks = "best_effort".`)
 		} else {
-			diags.AddAttributeWarning(attributePath(root, g.unknown), summary, detail)
+			diags.AddAttributeWarning(AttributePath(root, g.unknown), summary, detail)
 		}
 	}
 	return diags
 }
 
-// problemDiagnosticsByDocument is problemDiagnostics with the root chosen by
+// FromProblemsByDocument is FromProblems with the root chosen by
 // each problem's Document; problems of a document without a root use
 // fallback.
-func problemDiagnosticsByDocument(roots map[engine.Document]path.Path, fallback path.Path, problems []*engine.Problem) diag.Diagnostics {
+func FromProblemsByDocument(roots map[engine.Document]path.Path, fallback path.Path, problems []*engine.Problem) diag.Diagnostics {
 	var diags diag.Diagnostics
 	for _, p := range problems {
 		root, ok := roots[p.Document]
 		if !ok {
 			root = fallback
 		}
-		diags.Append(problemDiagnostics(root, []*engine.Problem{p})...)
+		diags.Append(FromProblems(root, []*engine.Problem{p})...)
 	}
 	return diags
 }
@@ -133,10 +133,10 @@ func spellPath(root path.Path, p engine.Path) string {
 	}
 }
 
-// attributePath extends a Terraform attribute path with a document path:
+// AttributePath extends a Terraform attribute path with a document path:
 // object keys as attribute names, array indexes as list indexes (the steps a
 // dynamic value's objects and tuples use).
-func attributePath(root path.Path, p engine.Path) path.Path {
+func AttributePath(root path.Path, p engine.Path) path.Path {
 	out := root
 	for _, s := range p {
 		if s.IsIndex {
@@ -148,21 +148,21 @@ func attributePath(root path.Path, p engine.Path) path.Path {
 	return out
 }
 
-// switchDiagnostics reports enum switches: warning impact as a warning with
+// Switches reports enum switches: warning impact as a warning with
 // the English message; info as nothing; destructive is an error Problem
 // unless acknowledged (allow), in which case it is a warning saying so.
-func switchDiagnostics(root path.Path, sw []engine.Switch, allow bool) diag.Diagnostics {
+func Switches(root path.Path, sw []engine.Switch, allow bool) diag.Diagnostics {
 	var diags diag.Diagnostics
 	for _, s := range sw {
 		where := spellPath(root, s.Path)
 		msg := switchMessage(s)
 		switch s.Impact {
 		case engine.ImpactWarning:
-			diags.AddAttributeWarning(attributePath(root, s.Path),
+			diags.AddAttributeWarning(AttributePath(root, s.Path),
 				fmt.Sprintf("Settings switch %s: %s → %s", where, s.From, s.To), msg)
 		case engine.ImpactDestructive:
 			if allow {
-				diags.AddAttributeWarning(attributePath(root, s.Path),
+				diags.AddAttributeWarning(AttributePath(root, s.Path),
 					fmt.Sprintf("Destructive settings switch acknowledged %s: %s → %s", where, s.From, s.To), msg)
 			}
 		}

@@ -1,4 +1,4 @@
-package provider
+package diagnostics
 
 import (
 	"strings"
@@ -18,7 +18,7 @@ func TestUnitProblemDiagnostics_PathSpelledInSummary(t *testing.T) {
 		{Document: engine.DocSettings, Kind: engine.KindCEL, Message: "replicas must not exceed maxReplicas", Rule: "self.replicas <= self.maxReplicas"},
 		{Document: engine.DocSettings, Path: engine.Path{}.Key("replica"), Kind: engine.KindUndeclared, Message: "field not declared in the schema", Suggestion: "replicas"},
 	}
-	diags := problemDiagnostics(path.Root("settings"), problems)
+	diags := FromProblems(path.Root("settings"), problems)
 	if len(diags) != 4 || diags.ErrorsCount() != 4 {
 		t.Fatalf("want 4 errors, got %v", diags)
 	}
@@ -49,7 +49,7 @@ func TestUnitProblemDiagnostics_DocumentPicksRoot(t *testing.T) {
 		engine.DocSettings:   path.Root("settings"),
 		engine.DocHookValues: path.Root("hook_values"),
 	}
-	diags := problemDiagnosticsByDocument(roots, path.Root("settings"), []*engine.Problem{
+	diags := FromProblemsByDocument(roots, path.Root("settings"), []*engine.Problem{
 		{Document: engine.DocHookValues, Path: engine.Path{}.Key("internal").Key("x"), Kind: engine.KindCEL, Message: "m"},
 		{Document: engine.DocPreviousSettings, Path: engine.Path{}.Key("a"), Kind: engine.KindType, Message: "m"},
 	})
@@ -69,39 +69,18 @@ func TestUnitSwitchDiagnostics_ByImpact(t *testing.T) {
 		{Path: mode, From: "A", To: "C", Impact: engine.ImpactWarning, Messages: map[string]string{"en": "careful", "ru": "осторожно"}},
 		{Path: mode, From: "A", To: "D", Impact: engine.ImpactDestructive, Messages: map[string]string{"en": "data lost"}},
 	}
-	diags := switchDiagnostics(path.Root("settings"), sw, false)
+	diags := Switches(path.Root("settings"), sw, false)
 	if len(diags) != 1 || diags.WarningsCount() != 1 {
 		t.Fatalf("want one warning, got %v", diags)
 	}
 	if diags[0].Detail() != "careful" || !strings.Contains(diags[0].Summary(), "settings.storage.mode") {
 		t.Fatalf("warning %q / %q", diags[0].Summary(), diags[0].Detail())
 	}
-	diags = switchDiagnostics(path.Root("settings"), sw, true)
+	diags = Switches(path.Root("settings"), sw, true)
 	if len(diags) != 2 || diags.WarningsCount() != 2 || diags[1].Detail() != "data lost" {
 		t.Fatalf("acknowledged destructive switch: %v", diags)
 	}
 	if got := switchMessage(engine.Switch{Messages: map[string]string{"ru": "только"}}); got != "только" {
 		t.Fatalf("fallback message %q", got)
-	}
-}
-
-func TestDPFieldPath_MapsDPsFieldNameToTheAttribute(t *testing.T) {
-	settings := map[string]any{"db": map[string]any{"host": "h"}}
-	sensitive := map[string]any{"db": map[string]any{"password": "p"}}
-	tests := []struct {
-		text string
-		want path.Path
-		ok   bool
-	}{
-		{`admission webhook denied: validate settings: field "db.host" must match`, path.Root("settings").AtName("db").AtName("host"), true},
-		{`field "db.password": must be at least 12 characters long`, path.Root("sensitive_settings").AtName("db").AtName("password"), true},
-		{`field "users[2].name" is immutable`, path.Root("settings").AtName("users").AtListIndex(2).AtName("name"), true},
-		{`the server is unavailable`, path.Path{}, false},
-	}
-	for _, tt := range tests {
-		got, ok := dpFieldPath(tt.text, settings, sensitive)
-		if ok != tt.ok || (ok && !got.Equal(tt.want)) {
-			t.Errorf("%q: got %v %v, want %v %v", tt.text, got, ok, tt.want, tt.ok)
-		}
 	}
 }
