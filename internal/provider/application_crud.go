@@ -19,10 +19,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/diagnostics"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
 // Keys of the resource's private state.
@@ -164,7 +166,7 @@ func privateString(ctx context.Context, private privateGetter, key string) strin
 // write runs the checks the plan left to apply, applies the Application,
 // waits for DP and fills plan with the state to record.
 func (r *ApplicationResource) write(ctx context.Context, plan, prior *applicationModel, sensitiveVal types.Dynamic, op string) (w writeOutcome) {
-	cl := clusterClient(ctx, r.data, &w.diags)
+	cl := providerdata.ClusterClient(ctx, r.data, &w.diags)
 	if cl == nil {
 		return w
 	}
@@ -318,7 +320,7 @@ func applyConfiguration(plan *applicationModel, settings any) map[string]any {
 		spec["settings"] = settings
 	}
 	return map[string]any{
-		"apiVersion": applicationGVR.GroupVersion().String(),
+		"apiVersion": dpapi.ApplicationGVR.GroupVersion().String(),
 		"kind":       "Application",
 		"metadata":   metadata,
 		"spec":       spec,
@@ -389,7 +391,7 @@ type refreshOutcome struct {
 // refresh updates state from the Application in the cluster (a GET, or the
 // namespace LIST shared with other reads).
 func (r *ApplicationResource) refresh(ctx context.Context, state *applicationModel, sensitivePaths [][]string, pending, imported bool) (out refreshOutcome, diags diag.Diagnostics) {
-	cl := clusterClient(ctx, r.data, &diags)
+	cl := providerdata.ClusterClient(ctx, r.data, &diags)
 	if cl == nil {
 		return out, diags
 	}
@@ -568,7 +570,7 @@ func (r *ApplicationResource) Delete(ctx context.Context, req resource.DeleteReq
 	}
 	ctx, cancel := context.WithTimeout(ctx, state.timeout(ctx, "delete", defaultDeleteTimeout))
 	defer cancel()
-	cl := clusterClient(ctx, r.data, &resp.Diagnostics)
+	cl := providerdata.ClusterClient(ctx, r.data, &resp.Diagnostics)
 	if cl == nil {
 		return
 	}

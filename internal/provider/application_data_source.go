@@ -14,6 +14,7 @@ import (
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
 var (
@@ -27,7 +28,7 @@ func NewApplicationDataSource() datasource.DataSource { return &ApplicationDataS
 // ApplicationDataSource reads one existing Application: its spec, the
 // settings DP applied last and its status.
 type ApplicationDataSource struct {
-	data *ProviderData
+	data *providerdata.Data
 }
 
 type applicationDataModel struct {
@@ -171,7 +172,7 @@ func (d *ApplicationDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 }
 
 func (d *ApplicationDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	d.data = providerdata.From(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *ApplicationDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -180,7 +181,7 @@ func (d *ApplicationDataSource) Read(ctx context.Context, req datasource.ReadReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	cl := clusterClient(ctx, d.data, &resp.Diagnostics)
+	cl := providerdata.ClusterClient(ctx, d.data, &resp.Diagnostics)
 	if cl == nil {
 		return
 	}

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 )
 
@@ -112,7 +113,7 @@ func (e *appEnv) seedApplication(name, pkg string, settings map[string]any) *uns
 		"metadata":   map[string]any{"name": name, "namespace": e.namespace},
 		"spec":       spec,
 	}}
-	client := e.cp.Dynamic().Resource(applicationGVR).Namespace(e.namespace)
+	client := e.cp.Dynamic().Resource(dpapi.ApplicationGVR).Namespace(e.namespace)
 	if _, err := client.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
 		e.t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func (e *appEnv) seedApplication(name, pkg string, settings map[string]any) *uns
 // updateApplicationStatus changes the status of an applied Application as DP would.
 func (e *appEnv) updateApplicationStatus(name string, change func(status map[string]any)) {
 	e.t.Helper()
-	client := e.cp.Dynamic().Resource(applicationGVR).Namespace(e.namespace)
+	client := e.cp.Dynamic().Resource(dpapi.ApplicationGVR).Namespace(e.namespace)
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cur, err := client.Get(context.Background(), name, metav1.GetOptions{})
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
 // ModifyPlan gives DP's verdict at plan time, as a pipeline with early returns:
@@ -161,7 +162,7 @@ func (r *ApplicationResource) ModifyPlan(ctx context.Context, req resource.Modif
 // checksRequired reports whether plan_checks = "required": every check the
 // plan cannot run is an error instead of a warning.
 func (r *ApplicationResource) checksRequired() bool {
-	return r.data != nil && r.data.PlanChecks == PlanChecksRequired
+	return r.data != nil && r.data.PlanChecks == providerdata.PlanChecksRequired
 }
 
 // connectionProblem classifies why the cluster cannot be reached, telling
@@ -173,7 +174,7 @@ func connectionProblem(err error) string {
 		return "no cluster configured"
 	case errors.Is(err, fs.ErrNotExist):
 		return "kubeconfig file missing"
-	case errors.Is(err, errConfigUnknown):
+	case errors.Is(err, providerdata.ErrConfigUnknown):
 		return "provider configuration unknown"
 	case apierrors.IsForbidden(err):
 		return "access denied (RBAC)"

@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 )
 
 // A refresh of several Applications of one namespace (one GET, then one
@@ -41,7 +43,7 @@ resource "deckhouse_application" %q {
 			{
 				PreConfig: func() {
 					ctx := context.Background()
-					client := e.cp.Dynamic().Resource(applicationGVR).Namespace(e.namespace)
+					client := e.cp.Dynamic().Resource(dpapi.ApplicationGVR).Namespace(e.namespace)
 					patch := []byte(`{"spec":{"settings":{"replicas":5}}}`)
 					if _, err := client.Patch(ctx, "b", k8stypes.MergePatchType, patch, metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
 						t.Fatal(err)

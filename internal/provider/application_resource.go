@@ -22,6 +22,7 @@ import (
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
 var (
@@ -57,7 +58,7 @@ func NewApplicationResource() resource.Resource { return &ApplicationResource{} 
 
 // ApplicationResource manages one DP Application.
 type ApplicationResource struct {
-	data *ProviderData
+	data *providerdata.Data
 }
 
 func (r *ApplicationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -252,7 +253,7 @@ func (r *ApplicationResource) IdentitySchema(_ context.Context, _ resource.Ident
 }
 
 func (r *ApplicationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	r.data = providerdata.From(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *ApplicationResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {

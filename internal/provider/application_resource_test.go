@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/localdp"
 )
@@ -91,7 +92,7 @@ func (e *appEnv) providerBlock() string {
 }
 
 func (e *appEnv) get(name string) (*unstructured.Unstructured, error) {
-	return e.cp.Dynamic().Resource(applicationGVR).Namespace(e.namespace).Get(context.Background(), name, metav1.GetOptions{})
+	return e.cp.Dynamic().Resource(dpapi.ApplicationGVR).Namespace(e.namespace).Get(context.Background(), name, metav1.GetOptions{})
 }
 
 func (e *appEnv) checkDestroyed(*terraform.State) error {
@@ -187,7 +188,7 @@ func TestAccApplication_CreateUpdateImportDriftDelete(t *testing.T) {
 				// Drift made outside Terraform shows in the next plan and is corrected.
 				PreConfig: func() {
 					patch := []byte(`{"spec":{"settings":{"replicas":5}}}`)
-					_, err := e.cp.Dynamic().Resource(applicationGVR).Namespace(e.namespace).Patch(context.Background(), "app",
+					_, err := e.cp.Dynamic().Resource(dpapi.ApplicationGVR).Namespace(e.namespace).Patch(context.Background(), "app",
 						k8stypes.MergePatchType, patch, metav1.PatchOptions{FieldManager: "someone-else"})
 					if err != nil {
 						t.Fatal(err)

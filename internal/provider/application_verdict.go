@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
@@ -118,7 +119,7 @@ func (r *ApplicationResource) check(ctx context.Context, cl *dpclient.Client, in
 	}
 
 	// Package version.
-	apvName := packageVersionName(out.repository, in.packageName, in.version)
+	apvName := dpapi.PackageVersionName(out.repository, in.packageName, in.version)
 	apv, err := cl.PackageVersion(ctx, apvName)
 	if err != nil {
 		return deferOrFail("Cannot read the package version ("+connectionProblem(err)+")", err.Error()+".")

@@ -10,6 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
 var (
@@ -22,7 +24,7 @@ func NewApplicationsDataSource() datasource.DataSource { return &ApplicationsDat
 
 // ApplicationsDataSource lists the Applications of a namespace.
 type ApplicationsDataSource struct {
-	data *ProviderData
+	data *providerdata.Data
 }
 
 type applicationsDataModel struct {
@@ -92,7 +94,7 @@ func (d *ApplicationsDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 }
 
 func (d *ApplicationsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	d.data = providerdata.From(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *ApplicationsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -101,7 +103,7 @@ func (d *ApplicationsDataSource) Read(ctx context.Context, req datasource.ReadRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	cl := clusterClient(ctx, d.data, &resp.Diagnostics)
+	cl := providerdata.ClusterClient(ctx, d.data, &resp.Diagnostics)
 	if cl == nil {
 		return
 	}

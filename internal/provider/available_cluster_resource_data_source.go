@@ -7,6 +7,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
 var (
@@ -21,7 +23,7 @@ func NewAvailableClusterResourceDataSource() datasource.DataSource {
 
 // AvailableClusterResourceDataSource reads one project's grant catalog.
 type AvailableClusterResourceDataSource struct {
-	data *ProviderData
+	data *providerdata.Data
 }
 
 type availableClusterResourceModel struct {
@@ -55,7 +57,7 @@ func (d *AvailableClusterResourceDataSource) Schema(_ context.Context, _ datasou
 }
 
 func (d *AvailableClusterResourceDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	d.data = providerdata.From(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *AvailableClusterResourceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -64,7 +66,7 @@ func (d *AvailableClusterResourceDataSource) Read(ctx context.Context, req datas
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	cl := clusterClient(ctx, d.data, &resp.Diagnostics)
+	cl := providerdata.ClusterClient(ctx, d.data, &resp.Diagnostics)
 	if cl == nil {
 		return
 	}

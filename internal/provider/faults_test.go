@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/faultproxy"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/localdp"
@@ -88,7 +89,7 @@ func (f *faultEnv) noDeletes() {
 
 func (f *faultEnv) countApps() int {
 	f.t.Helper()
-	list, err := f.cp.Dynamic().Resource(applicationGVR).Namespace(f.namespace).List(context.Background(), metav1.ListOptions{})
+	list, err := f.cp.Dynamic().Resource(dpapi.ApplicationGVR).Namespace(f.namespace).List(context.Background(), metav1.ListOptions{})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -389,7 +390,7 @@ resource "deckhouse_application" "test" {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		client := cp.Dynamic().Resource(applicationGVR).Namespace(ns)
+		client := cp.Dynamic().Resource(dpapi.ApplicationGVR).Namespace(ns)
 		// Once the Application is written, restart the API server, then
 		// give DP's verdict on its generation.
 		deadline := time.Now().Add(2 * time.Minute)
@@ -429,7 +430,7 @@ resource "deckhouse_application" "test" {
 // markApplied sets ConfigurationApplied=True for the current generation, as
 // DP does once it has applied the settings.
 func markApplied(ctx context.Context, cp *localdp.ControlPlane, ns, name string) error {
-	client := cp.Dynamic().Resource(applicationGVR).Namespace(ns)
+	client := cp.Dynamic().Resource(dpapi.ApplicationGVR).Namespace(ns)
 	deadline := time.Now().Add(time.Minute)
 	for {
 		obj, err := client.Get(ctx, name, metav1.GetOptions{})
@@ -464,7 +465,7 @@ func TestAccFaults_ConflictNamesTheOtherManagerAndTheField(t *testing.T) {
 	f.cli.must("apply", "-auto-approve")
 	body := []byte(fmt.Sprintf(`{"apiVersion":"deckhouse.io/v1alpha1","kind":"Application","metadata":{"name":"app","namespace":%q},"spec":{"settings":{"replicas":7}}}`, f.namespace))
 	force := true
-	if _, err := f.cp.Dynamic().Resource(applicationGVR).Namespace(f.namespace).Patch(context.Background(), "app", k8stypes.ApplyPatchType, body,
+	if _, err := f.cp.Dynamic().Resource(dpapi.ApplicationGVR).Namespace(f.namespace).Patch(context.Background(), "app", k8stypes.ApplyPatchType, body,
 		metav1.PatchOptions{FieldManager: "other-team", Force: &force}); err != nil {
 		t.Fatal(err)
 	}

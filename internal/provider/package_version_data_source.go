@@ -8,6 +8,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
 var (
@@ -20,7 +23,7 @@ func NewPackageVersionDataSource() datasource.DataSource { return &PackageVersio
 
 // PackageVersionDataSource reads one ApplicationPackageVersion.
 type PackageVersionDataSource struct {
-	data *ProviderData
+	data *providerdata.Data
 }
 
 type packageVersionModel struct {
@@ -61,7 +64,7 @@ func (d *PackageVersionDataSource) Schema(_ context.Context, _ datasource.Schema
 }
 
 func (d *PackageVersionDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	d.data = providerdata.From(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *PackageVersionDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -70,11 +73,11 @@ func (d *PackageVersionDataSource) Read(ctx context.Context, req datasource.Read
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	cl := clusterClient(ctx, d.data, &resp.Diagnostics)
+	cl := providerdata.ClusterClient(ctx, d.data, &resp.Diagnostics)
 	if cl == nil {
 		return
 	}
-	name := packageVersionName(m.Repository.ValueString(), m.Package.ValueString(), m.Version.ValueString())
+	name := dpapi.PackageVersionName(m.Repository.ValueString(), m.Package.ValueString(), m.Version.ValueString())
 	info, err := cl.PackageVersion(ctx, name)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the package version", err.Error())

@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 )
 
 func TestAccPackageVersion_PublishedAndMissing(t *testing.T) {
@@ -36,7 +38,7 @@ output "has_replicas" {
 				statecheck.ExpectKnownValue("data.deckhouse_application_package_version.v1", tfjsonpath.New("ready"), knownvalue.Bool(true)),
 				statecheck.ExpectKnownValue("data.deckhouse_application_package_version.v1", tfjsonpath.New("draft"), knownvalue.Bool(false)),
 				statecheck.ExpectKnownValue("data.deckhouse_application_package_version.v1", tfjsonpath.New("id"),
-					knownvalue.StringExact(packageVersionName("main", e.pkg, "v1.0.0"))),
+					knownvalue.StringExact(dpapi.PackageVersionName("main", e.pkg, "v1.0.0"))),
 				statecheck.ExpectKnownOutputValue("has_replicas", knownvalue.Bool(true)),
 				statecheck.ExpectKnownValue("data.deckhouse_application_package_version.missing", tfjsonpath.New("ready"), knownvalue.Bool(false)),
 				statecheck.ExpectKnownValue("data.deckhouse_application_package_version.missing", tfjsonpath.New("settings_schema"), knownvalue.Null()),

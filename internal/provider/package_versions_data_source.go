@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
 var (
@@ -26,7 +27,7 @@ func NewPackageVersionsDataSource() datasource.DataSource { return &PackageVersi
 
 // PackageVersionsDataSource lists the ApplicationPackageVersions of a package.
 type PackageVersionsDataSource struct {
-	data *ProviderData
+	data *providerdata.Data
 }
 
 type packageVersionsDataModel struct {
@@ -101,7 +102,7 @@ func (d *PackageVersionsDataSource) Schema(_ context.Context, _ datasource.Schem
 }
 
 func (d *PackageVersionsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+	d.data = providerdata.From(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *PackageVersionsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -110,7 +111,7 @@ func (d *PackageVersionsDataSource) Read(ctx context.Context, req datasource.Rea
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	cl := clusterClient(ctx, d.data, &resp.Diagnostics)
+	cl := providerdata.ClusterClient(ctx, d.data, &resp.Diagnostics)
 	if cl == nil {
 		return
 	}

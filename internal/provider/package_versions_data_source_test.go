@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/localdp"
 )
 
@@ -218,7 +219,7 @@ output "main_versions" {
 		return knownvalue.ObjectExact(map[string]knownvalue.Check{
 			"repository": knownvalue.StringExact(repo),
 			"version":    knownvalue.StringExact(ver),
-			"name":       knownvalue.StringExact(packageVersionName(repo, e.pkg, ver)),
+			"name":       knownvalue.StringExact(dpapi.PackageVersionName(repo, e.pkg, ver)),
 			"draft":      knownvalue.Bool(draft),
 			"ready":      knownvalue.Bool(ready),
 		})

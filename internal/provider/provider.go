@@ -27,6 +27,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
 // Defaults of the provider configuration.
@@ -54,7 +55,7 @@ type DeckhouseProvider struct {
 	version string
 	// configured is the data Configure handed to resources, for the
 	// protocol server's shortcuts.
-	configured atomic.Pointer[ProviderData]
+	configured atomic.Pointer[providerdata.Data]
 }
 
 // New returns a constructor of the provider, as providerserver expects.
@@ -164,12 +165,12 @@ func (p *DeckhouseProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 			},
 			"plan_checks": schema.StringAttribute{
 				Optional: true,
-				Description: "What a plan does when it cannot check the settings of an application: `\"" + PlanChecksBestEffort +
-					"\"` (default) defers the checks to the apply with a warning; `\"" + PlanChecksRequired + "\"` makes every " +
+				Description: "What a plan does when it cannot check the settings of an application: `\"" + providerdata.PlanChecksBestEffort +
+					"\"` (default) defers the checks to the apply with a warning; `\"" + providerdata.PlanChecksRequired + "\"` makes every " +
 					"such situation (cluster unreachable, no cluster configured, RBAC, package version missing or not " +
 					"loaded, unknown values) an error, for pipelines that must not pass a plan whose settings were not " +
 					"checked. Can be set with `" + envPlanChecks + "`.",
-				Validators: []validator.String{stringvalidator.OneOf(PlanChecksBestEffort, PlanChecksRequired)},
+				Validators: []validator.String{stringvalidator.OneOf(providerdata.PlanChecksBestEffort, providerdata.PlanChecksRequired)},
 			},
 			"request_timeout": schema.StringAttribute{
 				Optional: true,
@@ -199,7 +200,7 @@ func (p *DeckhouseProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 }
 
 // Configure records the configuration. It never contacts the cluster: the
-// client is built lazily by ProviderData.Dynamic when a resource or a cluster
+// client is built lazily by providerdata.Data.Client when a resource or a cluster
 // data source needs it.
 func (p *DeckhouseProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
 	var m providerModel
@@ -212,8 +213,8 @@ func (p *DeckhouseProvider) Configure(ctx context.Context, req provider.Configur
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	data.conn.UserAgent = "terraform-provider-deckhouse/" + p.version
-	data.conn.LogRequest = logRequest
+	data.Conn.UserAgent = "terraform-provider-deckhouse/" + p.version
+	data.Conn.LogRequest = logRequest
 	resp.DataSourceData = data
 	resp.ResourceData = data
 	p.configured.Store(data)
@@ -241,7 +242,7 @@ func logRequest(ctx context.Context, r dpclient.Request) {
 // a non-connection argument at its environment value or default. It warns
 // about settings that expose credentials, and reports environment variables
 // that do not parse as errors naming the variable.
-func providerDataFromModel(ctx context.Context, m *providerModel, getenv func(string) string) (*ProviderData, diag.Diagnostics) {
+func providerDataFromModel(ctx context.Context, m *providerModel, getenv func(string) string) (*providerdata.Data, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	unknown := false
 	str := func(v types.String, env ...string) string {
@@ -381,12 +382,12 @@ func providerDataFromModel(ctx context.Context, m *providerModel, getenv func(st
 		c.Exec = x
 	}
 
-	data := &ProviderData{
+	data := &providerdata.Data{
 		FieldManager:   defaultFieldManager,
-		PlanChecks:     PlanChecksBestEffort,
+		PlanChecks:     providerdata.PlanChecksBestEffort,
 		RequestTimeout: defaultRequestTimeout,
-		conn:           c,
-		unknown:        unknown,
+		Conn:           c,
+		Unknown:        unknown,
 	}
 	if v := m.FieldManager; !v.IsNull() && !v.IsUnknown() && v.ValueString() != "" {
 		data.FieldManager = v.ValueString()
@@ -400,11 +401,11 @@ func providerDataFromModel(ctx context.Context, m *providerModel, getenv func(st
 		data.PlanChecks = v.ValueString() // checked by the schema
 	case getenv(envPlanChecks) != "":
 		switch s := getenv(envPlanChecks); s {
-		case PlanChecksBestEffort, PlanChecksRequired:
+		case providerdata.PlanChecksBestEffort, providerdata.PlanChecksRequired:
 			data.PlanChecks = s
 		default:
 			diags.AddError("Invalid "+envPlanChecks, fmt.Sprintf("The environment variable %s is %q; it must be %q or %q.",
-				envPlanChecks, s, PlanChecksBestEffort, PlanChecksRequired))
+				envPlanChecks, s, providerdata.PlanChecksBestEffort, providerdata.PlanChecksRequired))
 		}
 	}
 

@@ -21,6 +21,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
 func summaries(d diag.Diagnostics) []string {
@@ -66,14 +68,14 @@ func TestConfigure_EnvironmentVariablesThatDoNotParseAreErrorsNamingThem(t *test
 func TestConfigure_TheConfigurationWinsOverAnInvalidEnvironment(t *testing.T) {
 	m := nullModel()
 	m.Insecure = types.BoolValue(false)
-	m.PlanChecks = types.StringValue(PlanChecksRequired)
+	m.PlanChecks = types.StringValue(providerdata.PlanChecksRequired)
 	m.RequestTimeout = types.StringValue("5s")
 	e := env{"KUBE_INSECURE": "x", "DECKHOUSE_PLAN_CHECKS": "x", "DECKHOUSE_REQUEST_TIMEOUT": "x"}
 	data, diags := providerDataFromModel(context.Background(), &m, e.get)
 	if diags.HasError() {
 		t.Fatalf("diagnostics: %v", summaries(diags))
 	}
-	if data.PlanChecks != PlanChecksRequired || data.RequestTimeout != 5*time.Second {
+	if data.PlanChecks != providerdata.PlanChecksRequired || data.RequestTimeout != 5*time.Second {
 		t.Fatalf("plan_checks=%q request_timeout=%v", data.PlanChecks, data.RequestTimeout)
 	}
 }
@@ -87,13 +89,13 @@ func TestConfigure_PlanChecksAndRequestTimeoutResolveConfigThenEnvironmentThenDe
 		wantChecks  string
 		wantTimeout time.Duration
 	}{
-		{"defaults", types.StringNull(), types.StringNull(), nil, PlanChecksBestEffort, 60 * time.Second},
+		{"defaults", types.StringNull(), types.StringNull(), nil, providerdata.PlanChecksBestEffort, 60 * time.Second},
 		{"environment", types.StringNull(), types.StringNull(),
-			env{"DECKHOUSE_PLAN_CHECKS": "required", "DECKHOUSE_REQUEST_TIMEOUT": "90s"}, PlanChecksRequired, 90 * time.Second},
+			env{"DECKHOUSE_PLAN_CHECKS": "required", "DECKHOUSE_REQUEST_TIMEOUT": "90s"}, providerdata.PlanChecksRequired, 90 * time.Second},
 		{"configuration over environment", types.StringValue("best_effort"), types.StringValue("2m"),
-			env{"DECKHOUSE_PLAN_CHECKS": "required", "DECKHOUSE_REQUEST_TIMEOUT": "90s"}, PlanChecksBestEffort, 2 * time.Minute},
+			env{"DECKHOUSE_PLAN_CHECKS": "required", "DECKHOUSE_REQUEST_TIMEOUT": "90s"}, providerdata.PlanChecksBestEffort, 2 * time.Minute},
 		{"unknown values fall back to the environment", types.StringUnknown(), types.StringUnknown(),
-			env{"DECKHOUSE_PLAN_CHECKS": "required"}, PlanChecksRequired, 60 * time.Second},
+			env{"DECKHOUSE_PLAN_CHECKS": "required"}, providerdata.PlanChecksRequired, 60 * time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -181,8 +183,8 @@ func TestConfigure_KubeconfigPathsComeFromOneSource(t *testing.T) {
 			if diags.HasError() || (len(diags) > 0) != tt.wantWarn {
 				t.Fatalf("diagnostics %v", summaries(diags))
 			}
-			if !slices.Equal(data.conn.ConfigPaths, tt.want) {
-				t.Fatalf("paths %q, want %q", data.conn.ConfigPaths, tt.want)
+			if !slices.Equal(data.Conn.ConfigPaths, tt.want) {
+				t.Fatalf("paths %q, want %q", data.Conn.ConfigPaths, tt.want)
 			}
 		})
 	}
@@ -208,7 +210,7 @@ func TestConfigure_EnvironmentAndExplicitAttributes(t *testing.T) {
 		t.Fatalf("exec not applied: %+v", cfg.ExecProvider)
 	}
 	m.Host = types.StringValue("https://explicit.example")
-	if got := testData(t, m, e).conn.Host; got != "https://explicit.example" {
+	if got := testData(t, m, e).Conn.Host; got != "https://explicit.example" {
 		t.Fatal("the configuration does not win over the environment")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
 const testKubeconfig = `apiVersion: v1
@@ -61,13 +62,13 @@ type env map[string]string
 func (e env) get(k string) string { return e[k] }
 
 // testData resolves a model in an environment, outside any pod.
-func testData(t *testing.T, m providerModel, e env) *ProviderData {
+func testData(t *testing.T, m providerModel, e env) *providerdata.Data {
 	t.Helper()
 	data, diags := providerDataFromModel(context.Background(), &m, e.get)
 	if diags.HasError() {
 		t.Fatalf("diagnostics: %v", diags)
 	}
-	data.conn.InCluster = dpclient.InClusterSource{Dir: t.TempDir(), Getenv: func(string) string { return "" }}
+	data.Conn.InCluster = dpclient.InClusterSource{Dir: t.TempDir(), Getenv: func(string) string { return "" }}
 	return data
 }
 
@@ -93,8 +94,8 @@ func TestProviderData_UnknownConfigurationIsReported(t *testing.T) {
 	if !p.ConfigUnknown() {
 		t.Fatal("ConfigUnknown = false")
 	}
-	if _, err := p.Client(context.Background()); !errors.Is(err, errConfigUnknown) {
-		t.Fatalf("got %v, want errConfigUnknown", err)
+	if _, err := p.Client(context.Background()); !errors.Is(err, providerdata.ErrConfigUnknown) {
+		t.Fatalf("got %v, want providerdata.ErrConfigUnknown", err)
 	}
 }
 
@@ -138,7 +139,7 @@ func TestProviderData_MissingKubeconfigFileIsAMisconfiguration(t *testing.T) {
 }
 
 // restConfigOf is the client configuration the provider data builds.
-func restConfigOf(p *ProviderData) (*rest.Config, error) {
+func restConfigOf(p *providerdata.Data) (*rest.Config, error) {
 	cl, err := p.Client(context.Background())
 	if err != nil {
 		return nil, err

@@ -1,4 +1,7 @@
-package provider
+// Package providerdata holds what the provider's Configure hands to its
+// resources and data sources: the connection configuration, the provider-wide
+// settings of plans and applies, and the one cluster client they share.
+package providerdata
 
 import (
 	"context"
@@ -6,6 +9,9 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 )
@@ -18,9 +24,9 @@ const (
 	PlanChecksRequired = "required"
 )
 
-// ProviderData is what Configure hands to resources and data sources. It is
-// safe for concurrent use.
-type ProviderData struct {
+// Data is what Configure hands to resources and data sources. Its fields are
+// set before it is handed over; after that it is safe for concurrent use.
+type Data struct {
 	// FieldManager is the server-side apply field manager name.
 	FieldManager string
 	// ForceConflicts forces server-side apply over other managers' fields.
@@ -34,8 +40,11 @@ type ProviderData struct {
 	// refresh; watches are not bounded by it.
 	RequestTimeout time.Duration
 
-	conn    dpclient.Config
-	unknown bool
+	// Conn is the connection configuration of the cluster client.
+	Conn dpclient.Config
+	// Unknown is set when part of the provider configuration was unknown
+	// when the provider was configured (typically during plan).
+	Unknown bool
 
 	mu     sync.Mutex
 	built  bool
@@ -43,9 +52,9 @@ type ProviderData struct {
 	err    error
 }
 
-// errConfigUnknown is returned when the configuration depends on values
+// ErrConfigUnknown is returned by Client when the configuration depends on values
 // unknown until apply.
-var errConfigUnknown = errors.New("the deckhouse provider configuration depends on values that are not known yet " +
+var ErrConfigUnknown = errors.New("the deckhouse provider configuration depends on values that are not known yet " +
 	"(for example attributes of resources created in the same apply), so the cluster cannot be reached now")
 
 // noClusterHint completes dpclient.ErrNoCluster with the provider's own
@@ -56,9 +65,9 @@ const noClusterHint = "set config_path, config_paths or host in the deckhouse pr
 
 // ConfigUnknown reports whether part of the provider configuration was unknown
 // when the provider was configured (typically during plan).
-func (p *ProviderData) ConfigUnknown() bool { return p != nil && p.unknown }
+func (p *Data) ConfigUnknown() bool { return p != nil && p.Unknown }
 
-func (p *ProviderData) build() error {
+func (p *Data) build() error {
 	if p == nil {
 		return errors.New("the deckhouse provider is not configured")
 	}
@@ -68,11 +77,11 @@ func (p *ProviderData) build() error {
 		return p.err
 	}
 	p.built = true
-	if p.unknown {
-		p.err = errConfigUnknown
+	if p.Unknown {
+		p.err = ErrConfigUnknown
 		return p.err
 	}
-	cfg, err := p.conn.RESTConfig()
+	cfg, err := p.Conn.RESTConfig()
 	if errors.Is(err, dpclient.ErrNoCluster) {
 		err = fmt.Errorf("%w; %s", err, noClusterHint)
 	}
@@ -95,9 +104,46 @@ func (p *ProviderData) build() error {
 // An error wrapping a *dpclient.ConfigError is a misconfiguration (and
 // errors.Is(err, dpclient.ErrNoCluster) when nothing names a cluster), not an
 // unreachable cluster.
-func (p *ProviderData) Client(_ context.Context) (*dpclient.Client, error) {
+func (p *Data) Client(_ context.Context) (*dpclient.Client, error) {
 	if err := p.build(); err != nil {
 		return nil, err
 	}
 	return p.client, nil
+}
+
+// From is the Configure step of every cluster resource and data source: the
+// provider's data, or nil before the provider is configured (the framework
+// calls Configure early with no data).
+func From(data any, diags *diag.Diagnostics) *Data {
+	if data == nil {
+		return nil
+	}
+	pd, ok := data.(*Data)
+	if !ok {
+		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *providerdata.Data, got %T", data))
+		return nil
+	}
+	return pd
+}
+
+// ClusterClient returns the provider's cluster client, or adds an error
+// saying why there is none.
+func ClusterClient(ctx context.Context, data *Data, diags *diag.Diagnostics) *dpclient.Client {
+	if data == nil {
+		diags.AddError("Provider not configured",
+			"The deckhouse provider was not configured before this resource or data source was used.")
+		return nil
+	}
+	cl, err := data.Client(ctx)
+	if err != nil {
+		diags.AddError("Cannot connect to the cluster", err.Error())
+		return nil
+	}
+	return cl
+}
+
+// logLine sends a line of the cluster client to the provider's log (INFO:
+// waits report progress at the default level of TF_LOG=INFO).
+func logLine(ctx context.Context, msg string, fields map[string]any) {
+	tflog.Info(ctx, msg, fields)
 }
