@@ -213,7 +213,7 @@ func settingsRequest(m *packageSettingsModel) (engine.Request, bool, diag.Diagno
 		}
 		if _, ok := val.(map[string]any); !ok {
 			diags.AddAttributeError(path.Root(name), "Invalid "+name+": type",
-				fmt.Sprintf("%s must be an object, got %s.", name, jsonTypeName(val)))
+				fmt.Sprintf("%s must be an object, got %s.", name, convert.JSONTypeName(val)))
 			return nil, false
 		}
 		return val, true

@@ -27,6 +27,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/functions"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
@@ -502,7 +503,7 @@ func (p *DeckhouseProvider) DataSources(_ context.Context) []func() datasource.D
 // Functions lists the provider functions.
 func (p *DeckhouseProvider) Functions(_ context.Context) []func() function.Function {
 	return []func() function.Function{
-		NewEffectiveSettingsFunction,
-		NewValidateSettingsFunction,
+		functions.NewEffectiveSettings,
+		functions.NewValidateSettings,
 	}
 }

@@ -1,3 +1,6 @@
+// Package convert converts between terraform-plugin-framework values and the
+// JSON data model the engine works on (map[string]any, []any, string, bool,
+// nil, int64, float64), keeping unknown parts visible.
 package convert
 
 import (
@@ -226,4 +229,22 @@ func attrTypeOf(a attr.Value) attr.Type {
 		return types.DynamicType
 	}
 	return a.Type(context.Background())
+}
+
+// JSONTypeName names the JSON type of a JSON data model value.
+func JSONTypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	default:
+		return "number"
+	}
 }

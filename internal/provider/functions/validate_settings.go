@@ -1,4 +1,4 @@
-package provider
+package functions
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 )
 
-var _ function.Function = &ValidateSettingsFunction{}
+var _ function.Function = &ValidateSettings{}
 
 // problemAttrTypes is the object type of one element of validate_settings.
 var problemAttrTypes = map[string]attr.Type{
@@ -19,19 +19,19 @@ var problemAttrTypes = map[string]attr.Type{
 	"kind":    types.StringType,
 }
 
-// ValidateSettingsFunction is provider::deckhouse::validate_settings.
-type ValidateSettingsFunction struct{}
+// ValidateSettings is provider::deckhouse::validate_settings.
+type ValidateSettings struct{}
 
-// NewValidateSettingsFunction returns the validate_settings function.
-func NewValidateSettingsFunction() function.Function { return &ValidateSettingsFunction{} }
+// NewValidateSettings returns the validate_settings function.
+func NewValidateSettings() function.Function { return &ValidateSettings{} }
 
 // Metadata names the function.
-func (f *ValidateSettingsFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
+func (f *ValidateSettings) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
 	resp.Name = "validate_settings"
 }
 
 // Definition describes the parameters and the result.
-func (f *ValidateSettingsFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
+func (f *ValidateSettings) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
 	resp.Definition = function.Definition{
 		Summary: "Problems DP finds in application settings",
 		Description: "Validates the settings against a published settings schema (JSON or YAML) as DP does on install " +
@@ -44,7 +44,7 @@ func (f *ValidateSettingsFunction) Definition(_ context.Context, _ function.Defi
 }
 
 // Run evaluates the settings.
-func (f *ValidateSettingsFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
+func (f *ValidateSettings) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
 	pkg, settings, ferr := functionInputs(ctx, req)
 	if ferr != nil {
 		resp.Error = ferr

@@ -1,4 +1,6 @@
-package provider
+// Package functions holds the provider-defined functions effective_settings
+// and validate_settings: the engine's verdict on settings, offline.
+package functions
 
 import (
 	"context"
@@ -12,21 +14,21 @@ import (
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
-var _ function.Function = &EffectiveSettingsFunction{}
+var _ function.Function = &EffectiveSettings{}
 
-// EffectiveSettingsFunction is provider::deckhouse::effective_settings.
-type EffectiveSettingsFunction struct{}
+// EffectiveSettings is provider::deckhouse::effective_settings.
+type EffectiveSettings struct{}
 
-// NewEffectiveSettingsFunction returns the effective_settings function.
-func NewEffectiveSettingsFunction() function.Function { return &EffectiveSettingsFunction{} }
+// NewEffectiveSettings returns the effective_settings function.
+func NewEffectiveSettings() function.Function { return &EffectiveSettings{} }
 
 // Metadata names the function.
-func (f *EffectiveSettingsFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
+func (f *EffectiveSettings) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
 	resp.Name = "effective_settings"
 }
 
 // Definition describes the parameters and the result.
-func (f *EffectiveSettingsFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
+func (f *EffectiveSettings) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
 	resp.Definition = function.Definition{
 		Summary: "Effective settings of an application, as DP computes them",
 		Description: "Validates the settings against a published settings schema (JSON or YAML, for example " +
@@ -38,7 +40,7 @@ func (f *EffectiveSettingsFunction) Definition(_ context.Context, _ function.Def
 }
 
 // Run evaluates the settings.
-func (f *EffectiveSettingsFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
+func (f *EffectiveSettings) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
 	pkg, settings, ferr := functionInputs(ctx, req)
 	if ferr != nil {
 		resp.Error = ferr
@@ -99,7 +101,7 @@ func functionInputs(ctx context.Context, req function.RunRequest) (*engine.Packa
 		settings = map[string]any{}
 	}
 	if _, ok := settings.(map[string]any); !ok {
-		return nil, nil, function.NewArgumentFuncError(1, fmt.Sprintf("settings must be an object, got %s", jsonTypeName(settings)))
+		return nil, nil, function.NewArgumentFuncError(1, fmt.Sprintf("settings must be an object, got %s", convert.JSONTypeName(settings)))
 	}
 	return pkg, settings, nil
 }
@@ -111,22 +113,4 @@ func problemLine(p *engine.Problem) string {
 		where = "(root)"
 	}
 	return fmt.Sprintf("%s: %s (%s)", where, p.Message, p.Kind)
-}
-
-// jsonTypeName names the JSON type of a JSON data model value.
-func jsonTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	case string:
-		return "string"
-	case bool:
-		return "boolean"
-	default:
-		return "number"
-	}
 }
