@@ -4,20 +4,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 // testPackage is the absolute path of a fixture package (tofu runs in its
@@ -328,46 +323,4 @@ resource "terraform_data" "domain" {
 			},
 		}},
 	})
-}
-
-func TestUnitPackageSettings_RequestFromInputs(t *testing.T) {
-	t.Parallel()
-	catalogType := types.ObjectType{AttrTypes: map[string]attr.Type{"default": types.StringType, "available": types.ListType{ElemType: types.StringType}}}
-	m := packageSettingsModel{
-		Settings:         convert.ToDynamic(map[string]any{"a": int64(1)}),
-		PreviousSettings: types.DynamicNull(),
-		HookValues:       convert.ToDynamic(map[string]any{"h": true}),
-		ProjectResources: types.MapValueMust(catalogType, map[string]attr.Value{
-			"storageclasses": types.ObjectValueMust(catalogType.AttrTypes, map[string]attr.Value{
-				"default":   types.StringValue("fast"),
-				"available": types.ListValueMust(types.StringType, []attr.Value{types.StringValue("fast")}),
-			}),
-		}),
-		AllowDestructiveSwitch: types.BoolValue(true),
-	}
-	req, known, diags := settingsRequest(&m)
-	if diags.HasError() || !known {
-		t.Fatalf("known=%v diags=%v", known, diags)
-	}
-	if req.HasPrevious || !req.AllowDestructiveSwitch || req.Catalog["storageclasses"].Default != "fast" ||
-		!reflect.DeepEqual(req.Settings, map[string]any{"a": int64(1)}) || req.HookValues == nil {
-		t.Fatalf("request %+v", req)
-	}
-
-	m.PreviousSettings = convert.ToDynamic(map[string]any{})
-	if req, _, _ := settingsRequest(&m); !req.HasPrevious {
-		t.Fatal("previous_settings = {} is not an update")
-	}
-	m.Settings = types.DynamicUnknown()
-	if _, known, _ := settingsRequest(&m); known {
-		t.Fatal("unknown settings reported known")
-	}
-	m.Settings = types.DynamicNull()
-	if req, _, _ := settingsRequest(&m); !reflect.DeepEqual(req.Settings, map[string]any{}) {
-		t.Fatal("null settings are not an empty object")
-	}
-	m.Settings = convert.ToDynamic("x")
-	if _, _, diags := settingsRequest(&m); !diags.HasError() {
-		t.Fatal("settings that are not an object are accepted")
-	}
 }

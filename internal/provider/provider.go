@@ -27,6 +27,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/datasources"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/functions"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
@@ -490,13 +491,13 @@ func (p *DeckhouseProvider) Resources(_ context.Context) []func() resource.Resou
 // DataSources lists the data sources.
 func (p *DeckhouseProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
-		NewPackageVersionDataSource,
-		NewAvailableClusterResourceDataSource,
-		NewPackageSettingsDataSource,
-		NewPackageDataSource,
-		NewApplicationDataSource,
-		NewApplicationsDataSource,
-		NewPackageVersionsDataSource,
+		datasources.NewPackageVersion,
+		datasources.NewAvailableClusterResource,
+		datasources.NewPackageSettings,
+		datasources.NewPackage,
+		datasources.NewApplication,
+		datasources.NewApplications,
+		datasources.NewPackageVersions,
 	}
 }
 

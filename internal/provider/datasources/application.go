@@ -1,4 +1,4 @@
-package provider
+package datasources
 
 import (
 	"context"
@@ -22,8 +22,8 @@ var (
 	_ datasource.DataSourceWithConfigure = &ApplicationDataSource{}
 )
 
-// NewApplicationDataSource returns deckhouse_application.
-func NewApplicationDataSource() datasource.DataSource { return &ApplicationDataSource{} }
+// NewApplication returns deckhouse_application.
+func NewApplication() datasource.DataSource { return &ApplicationDataSource{} }
 
 // ApplicationDataSource reads one existing Application: its spec, the
 // settings DP applied last and its status.

@@ -1,4 +1,4 @@
-package provider
+package datasources
 
 import (
 	"context"
@@ -21,8 +21,8 @@ var _ datasource.DataSource = &PackageSettingsDataSource{}
 // DP does, without a cluster.
 type PackageSettingsDataSource struct{}
 
-// NewPackageSettingsDataSource returns the deckhouse_package_settings data source.
-func NewPackageSettingsDataSource() datasource.DataSource { return &PackageSettingsDataSource{} }
+// NewPackageSettings returns the deckhouse_package_settings data source.
+func NewPackageSettings() datasource.DataSource { return &PackageSettingsDataSource{} }
 
 type packageSettingsModel struct {
 	PackagePath             types.String  `tfsdk:"package_path"`

@@ -1,4 +1,4 @@
-package provider
+package datasources
 
 import (
 	"context"
@@ -18,8 +18,8 @@ var (
 	_ datasource.DataSourceWithConfigure = &PackageVersionDataSource{}
 )
 
-// NewPackageVersionDataSource returns deckhouse_application_package_version.
-func NewPackageVersionDataSource() datasource.DataSource { return &PackageVersionDataSource{} }
+// NewPackageVersion returns deckhouse_application_package_version.
+func NewPackageVersion() datasource.DataSource { return &PackageVersionDataSource{} }
 
 // PackageVersionDataSource reads one ApplicationPackageVersion.
 type PackageVersionDataSource struct {

@@ -1,4 +1,4 @@
-package provider
+package datasources
 
 import (
 	"context"
@@ -16,8 +16,8 @@ var (
 	_ datasource.DataSourceWithConfigure = &AvailableClusterResourceDataSource{}
 )
 
-// NewAvailableClusterResourceDataSource returns deckhouse_available_cluster_resource.
-func NewAvailableClusterResourceDataSource() datasource.DataSource {
+// NewAvailableClusterResource returns deckhouse_available_cluster_resource.
+func NewAvailableClusterResource() datasource.DataSource {
 	return &AvailableClusterResourceDataSource{}
 }
 

@@ -1,4 +1,7 @@
-package provider
+// Package datasources holds the provider's data sources: the offline ones
+// (deckhouse_package, deckhouse_package_settings), which need no cluster, and
+// the cluster ones, which read through the provider's dpclient.Client.
+package datasources
 
 import (
 	"context"
@@ -49,8 +52,8 @@ var (
 // form and the findings of the openapi rules of `d8 package verify`.
 type PackageDataSource struct{}
 
-// NewPackageDataSource returns the deckhouse_package data source.
-func NewPackageDataSource() datasource.DataSource { return &PackageDataSource{} }
+// NewPackage returns the deckhouse_package data source.
+func NewPackage() datasource.DataSource { return &PackageDataSource{} }
 
 type packageModel struct {
 	Path                    types.String `tfsdk:"path"`

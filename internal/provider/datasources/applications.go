@@ -1,4 +1,4 @@
-package provider
+package datasources
 
 import (
 	"context"
@@ -19,8 +19,8 @@ var (
 	_ datasource.DataSourceWithConfigure = &ApplicationsDataSource{}
 )
 
-// NewApplicationsDataSource returns deckhouse_applications.
-func NewApplicationsDataSource() datasource.DataSource { return &ApplicationsDataSource{} }
+// NewApplications returns deckhouse_applications.
+func NewApplications() datasource.DataSource { return &ApplicationsDataSource{} }
 
 // ApplicationsDataSource lists the Applications of a namespace.
 type ApplicationsDataSource struct {

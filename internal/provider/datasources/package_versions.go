@@ -1,4 +1,4 @@
-package provider
+package datasources
 
 import (
 	"context"
@@ -22,8 +22,8 @@ var (
 	_ datasource.DataSourceWithConfigure = &PackageVersionsDataSource{}
 )
 
-// NewPackageVersionsDataSource returns deckhouse_package_versions.
-func NewPackageVersionsDataSource() datasource.DataSource { return &PackageVersionsDataSource{} }
+// NewPackageVersions returns deckhouse_package_versions.
+func NewPackageVersions() datasource.DataSource { return &PackageVersionsDataSource{} }
 
 // PackageVersionsDataSource lists the ApplicationPackageVersions of a package.
 type PackageVersionsDataSource struct {
