@@ -27,6 +27,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/application"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/datasources"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/functions"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
@@ -34,7 +35,6 @@ import (
 
 // Defaults of the provider configuration.
 const (
-	defaultFieldManager   = "terraform-provider-deckhouse"
 	defaultQPS            = 100
 	defaultBurst          = 300
 	defaultRequestTimeout = 60 * time.Second
@@ -150,7 +150,7 @@ func (p *DeckhouseProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 			},
 			"tls_server_name": str("Server name for TLS verification of the API server. Can be set with `KUBE_TLS_SERVER_NAME`.", false),
 			"proxy_url":       str("URL of a proxy for requests to the API server. Can be set with `KUBE_PROXY_URL`.", false),
-			"field_manager":   str("Field manager name of server-side apply. Default `"+defaultFieldManager+"`.", false),
+			"field_manager":   str("Field manager name of server-side apply. Default `"+providerdata.DefaultFieldManager+"`.", false),
 			"force_conflicts": schema.BoolAttribute{
 				Optional:    true,
 				Description: "Force server-side apply over fields owned by other field managers. Default false.",
@@ -385,7 +385,7 @@ func providerDataFromModel(ctx context.Context, m *providerModel, getenv func(st
 	}
 
 	data := &providerdata.Data{
-		FieldManager:   defaultFieldManager,
+		FieldManager:   providerdata.DefaultFieldManager,
 		PlanChecks:     providerdata.PlanChecksBestEffort,
 		RequestTimeout: defaultRequestTimeout,
 		Conn:           c,
@@ -484,7 +484,7 @@ func (positiveFloat64) ValidateFloat64(_ context.Context, req validator.Float64R
 // Resources lists the managed resources.
 func (p *DeckhouseProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
-		NewApplicationResource,
+		application.NewResource,
 	}
 }
 

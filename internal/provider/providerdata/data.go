@@ -16,6 +16,10 @@ import (
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 )
 
+// DefaultFieldManager is the server-side apply field manager when neither
+// the provider nor the resource names one.
+const DefaultFieldManager = "terraform-provider-deckhouse"
+
 // Values of the plan_checks argument.
 const (
 	// PlanChecksBestEffort defers a check the plan cannot make with a warning.

@@ -1,4 +1,9 @@
-package provider
+// Package application is the deckhouse_application resource: its schema
+// (resource.go), model and change checks (model.go), plan (plan.go), the
+// verdict shared by plan and apply (verdict.go), create, read, update and
+// delete (crud.go), the sensitive paths (paths.go) and the redaction of
+// sensitive values (redact.go).
+package application
 
 import (
 	"context"
@@ -53,8 +58,11 @@ const (
 // maxApplicationNameLength is the limit of the DP webhook on Application names.
 const maxApplicationNameLength = 24
 
-// NewApplicationResource returns the deckhouse_application resource.
-func NewApplicationResource() resource.Resource { return &ApplicationResource{} }
+// TypeName is the resource type name.
+const TypeName = "deckhouse_application"
+
+// NewResource returns the deckhouse_application resource.
+func NewResource() resource.Resource { return &ApplicationResource{} }
 
 // ApplicationResource manages one DP Application.
 type ApplicationResource struct {

@@ -1,4 +1,4 @@
-package provider
+package fastpath
 
 import (
 	"context"
@@ -15,10 +15,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
-func (s *protocolServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
-	if req != nil && req.TypeName == applicationTypeName && configValid(ctx, req) {
-		tflog.Trace(ctx, "validation of a deckhouse_application answered by the protocol shortcut")
-		return &tfprotov6.ValidateResourceConfigResponse{}, nil
+func (s *server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+	if req != nil {
+		if t := s.target(req.TypeName); t != nil && configValid(ctx, t, req) {
+			tflog.Trace(ctx, "validation of a resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
+			return &tfprotov6.ValidateResourceConfigResponse{}, nil
+		}
 	}
 	return s.ProviderServer.ValidateResourceConfig(ctx, req)
 }
@@ -27,17 +29,16 @@ func (s *protocolServer) ValidateResourceConfig(ctx context.Context, req *tfprot
 // not run.
 var errUnsupportedValidation = errors.New("validation not supported by the validation shortcut")
 
-// configValid runs the framework's validation of a deckhouse_application
-// configuration and reports whether it finds nothing to say: read-only
+// configValid runs the framework's validation of a resource configuration and reports whether it finds nothing to say: read-only
 // attributes unset, required ones set, write-only values only for clients
 // that allow them, no deprecated attribute used, every string validator of
 // the top-level attributes and of the single nested blocks (the timeouts
 // block of terraform-plugin-framework-timeouts) silent, and the resource's
 // ValidateConfig silent. Any finding goes to the framework, which reports
 // it. checkValidation keeps the schema within what this covers.
-func configValid(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) bool {
-	info := applicationSchemaInfo(ctx)
-	if info.err != nil || info.validateErr != nil || req.Config == nil || len(req.Config.JSON) > 0 {
+func configValid(ctx context.Context, t *target, req *tfprotov6.ValidateResourceConfigRequest) bool {
+	info := t.info
+	if info.validateErr != nil || req.Config == nil || len(req.Config.JSON) > 0 {
 		return false
 	}
 	cfgVal, err := req.Config.Unmarshal(info.typ)
@@ -114,7 +115,7 @@ func configValid(ctx context.Context, req *tfprotov6.ValidateResourceConfigReque
 		}
 	}
 	var vresp resource.ValidateConfigResponse
-	(&ApplicationResource{}).ValidateConfig(ctx, resource.ValidateConfigRequest{
+	t.New().(resource.ResourceWithValidateConfig).ValidateConfig(ctx, resource.ValidateConfigRequest{
 		Config: config, ClientCapabilities: resource.ValidateConfigClientCapabilities{WriteOnlyAttributesAllowed: writeOnlyAllowed},
 	}, &vresp)
 	return len(vresp.Diagnostics) == 0
@@ -130,7 +131,7 @@ func checkValidation(s schema.Schema) error {
 		if a.IsComputed() && !a.IsOptional() {
 			continue
 		}
-		if _, ok := a.(schema.StringAttribute); !ok && hasValidators(a) {
+		if _, ok := a.(schema.StringAttribute); !ok && hasField(a, "Validators") {
 			return errUnsupportedValidation
 		}
 		if _, ok := a.(schema.NestedAttribute); ok {

@@ -1,4 +1,4 @@
-package provider
+package application
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -70,15 +72,29 @@ func configOf(m applicationModel) applicationModel {
 	return m
 }
 
+// resourceTypes are the resource's schema and the object types of its state
+// and identity.
+func resourceTypes() (schema.Schema, tftypes.Type, tftypes.Type) {
+	ctx := context.Background()
+	var resp resource.SchemaResponse
+	NewResource().Schema(ctx, resource.SchemaRequest{}, &resp)
+	var idResp resource.IdentitySchemaResponse
+	(&ApplicationResource{}).IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &idResp)
+	return resp.Schema, resp.Schema.Type().TerraformType(ctx), idResp.IdentitySchema.Type().TerraformType(ctx)
+}
+
+func stateType() tftypes.Type    { _, typ, _ := resourceTypes(); return typ }
+func identityType() tftypes.Type { _, _, typ := resourceTypes(); return typ }
+
 func encodeModel(t *testing.T, m applicationModel) *tfprotov6.DynamicValue {
 	t.Helper()
 	ctx := context.Background()
-	info := applicationSchemaInfo(ctx)
-	st := tfsdk.State{Schema: info.schema, Raw: tftypes.NewValue(info.typ, nil)}
+	sch, typ, _ := resourceTypes()
+	st := tfsdk.State{Schema: sch, Raw: tftypes.NewValue(typ, nil)}
 	if diags := st.Set(ctx, &m); diags.HasError() {
 		t.Fatalf("encode model: %v", diags)
 	}
-	dv, err := tfprotov6.NewDynamicValue(info.typ, st.Raw)
+	dv, err := tfprotov6.NewDynamicValue(typ, st.Raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +103,7 @@ func encodeModel(t *testing.T, m applicationModel) *tfprotov6.DynamicValue {
 
 func encodeIdentity(t *testing.T, namespace, name string) *tfprotov6.ResourceIdentityData {
 	t.Helper()
-	typ := applicationSchemaInfo(context.Background()).identity
+	typ := identityType()
 	dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, map[string]tftypes.Value{
 		"namespace": tftypes.NewValue(tftypes.String, namespace),
 		"name":      tftypes.NewValue(tftypes.String, name),
@@ -100,7 +116,7 @@ func encodeIdentity(t *testing.T, namespace, name string) *tfprotov6.ResourceIde
 
 func decodeModel(t *testing.T, dv *tfprotov6.DynamicValue) tftypes.Value {
 	t.Helper()
-	v, err := dv.Unmarshal(applicationSchemaInfo(context.Background()).typ)
+	v, err := dv.Unmarshal(stateType())
 	if err != nil {
 		t.Fatal(err)
 	}

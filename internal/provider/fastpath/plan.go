@@ -1,4 +1,4 @@
-package provider
+package fastpath
 
 import (
 	"bytes"
@@ -13,38 +13,42 @@ import (
 	"github.com/vmihailenco/msgpack/v5/msgpcode"
 )
 
-func (s *protocolServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	if req != nil && req.TypeName == applicationTypeName {
-		if resp, ok := planUnchanged(ctx, req); ok {
+func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	if t := s.target(reqTypeName(req)); t != nil {
+		if resp, ok := planUnchanged(ctx, t, req); ok {
 			return resp, nil
 		}
-		if resp, ok := s.planCreate(ctx, req); ok {
+		if resp, ok := s.planCreate(ctx, t, req); ok {
 			return resp, nil
 		}
 	}
 	return s.ProviderServer.PlanResourceChange(ctx, req)
 }
 
-// planCreate plans a new Application with the framework's steps for a
+func reqTypeName(req *tfprotov6.PlanResourceChangeRequest) string {
+	if req == nil {
+		return ""
+	}
+	return req.TypeName
+}
+
+// planCreate plans a new resource with the framework's steps for a
 // resource without prior state, done on the top-level attributes only: the
 // proposed state gets the defaults where the configuration is null, write-only
 // values are removed, and computed attributes null in the configuration
 // become unknown. Plan modifiers do nothing without a prior state (the schema
-// has only UseStateForUnknown and RequiresReplace), so ModifyPlan comes next,
+// has only UseStateForUnknown and RequiresReplace: a guard test checks it), so ModifyPlan comes next,
 // as the framework calls it. A plan with diagnostics, replacements or an
 // identity goes to the framework, which renders them.
-func (s *protocolServer) planCreate(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
+func (s *server) planCreate(ctx context.Context, t *target, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
 	proposed, config := req.ProposedNewState, req.Config
-	if s.provider.configured.Load() == nil || req.PriorState == nil || !isMsgPackNil(req.PriorState.MsgPack) ||
+	if req.PriorState == nil || !isMsgPackNil(req.PriorState.MsgPack) ||
 		len(req.PriorPrivate) > 0 || (req.PriorIdentity != nil && req.PriorIdentity.IdentityData != nil && !isMsgPackNil(req.PriorIdentity.IdentityData.MsgPack)) ||
 		proposed == nil || config == nil || len(proposed.JSON) > 0 || len(config.JSON) > 0 ||
 		len(proposed.MsgPack) == 0 || isMsgPackNil(proposed.MsgPack) {
 		return nil, false
 	}
-	info := applicationSchemaInfo(ctx)
-	if info.err != nil {
-		return nil, false
-	}
+	info := t.info
 	cfgVal, err := config.Unmarshal(info.typ)
 	if err != nil {
 		return nil, false
@@ -76,9 +80,10 @@ func (s *protocolServer) planCreate(ctx context.Context, req *tfprotov6.PlanReso
 	}
 	planVal := tftypes.NewValue(info.typ, plan)
 
-	r := &ApplicationResource{}
-	var cr resource.ConfigureResponse
-	r.Configure(ctx, resource.ConfigureRequest{ProviderData: s.provider.configured.Load()}, &cr)
+	r, ok := s.configured(ctx, t)
+	if !ok {
+		return nil, false
+	}
 	mreq := resource.ModifyPlanRequest{
 		ClientCapabilities: modifyPlanCapabilities(req.ClientCapabilities),
 		Config:             tfsdk.Config{Schema: info.schema, Raw: cfgVal},
@@ -86,8 +91,8 @@ func (s *protocolServer) planCreate(ctx context.Context, req *tfprotov6.PlanReso
 		State:              tfsdk.State{Schema: info.schema, Raw: tftypes.NewValue(info.typ, nil)},
 	}
 	mresp := resource.ModifyPlanResponse{Plan: mreq.Plan}
-	r.ModifyPlan(ctx, mreq, &mresp)
-	if len(cr.Diagnostics) > 0 || len(mresp.Diagnostics) > 0 || len(mresp.RequiresReplace) > 0 ||
+	r.(resource.ResourceWithModifyPlan).ModifyPlan(ctx, mreq, &mresp)
+	if len(mresp.Diagnostics) > 0 || len(mresp.RequiresReplace) > 0 ||
 		mresp.Deferred != nil || mresp.Identity != nil {
 		return nil, false
 	}
@@ -103,7 +108,7 @@ func (s *protocolServer) planCreate(ctx context.Context, req *tfprotov6.PlanReso
 		}
 		identity = &tfprotov6.ResourceIdentityData{IdentityData: &nullIdentity}
 	}
-	tflog.Trace(ctx, "plan of a new deckhouse_application answered by the protocol shortcut")
+	tflog.Trace(ctx, "plan of a new resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
 	return &tfprotov6.PlanResourceChangeResponse{PlannedState: &planned, PlannedIdentity: identity}, true
 }
 
@@ -114,7 +119,7 @@ func modifyPlanCapabilities(c *tfprotov6.PlanResourceChangeClientCapabilities) r
 	return resource.ModifyPlanClientCapabilities{DeferralAllowed: c.DeferralAllowed}
 }
 
-// planUnchanged answers the plan of an existing Application when the proposed
+// planUnchanged answers the plan of an existing resource when the proposed
 // new state is the prior state and no attribute default would change it. The
 // framework's pipeline then leaves the plan equal to the prior state:
 //   - defaults apply only where the configuration is null, and the check
@@ -125,10 +130,13 @@ func modifyPlanCapabilities(c *tfprotov6.PlanResourceChangeClientCapabilities) r
 //     prior state;
 //   - UseStateForUnknown and RequiresReplace act only on unknown or changed
 //     values;
-//   - ModifyPlan returns at once when the plan equals the prior state.
+//   - ModifyPlan leaves a plan equal to the prior state alone, unless the
+//     resource's PlanUnchanged says its private data asks for more (an
+//     update not applied yet, for example); a resource that does not
+//     implement UnchangedPlanner is left to the framework.
 //
 // So the answer is the prior state, private data and identity, unchanged.
-func planUnchanged(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
+func planUnchanged(ctx context.Context, t *target, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
 	prior, proposed, config := req.PriorState, req.ProposedNewState, req.Config
 	if prior == nil || proposed == nil || config == nil || req.PriorIdentity == nil ||
 		len(prior.JSON) > 0 || len(proposed.JSON) > 0 || len(config.JSON) > 0 ||
@@ -136,15 +144,17 @@ func planUnchanged(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest
 		!bytes.Equal(prior.MsgPack, proposed.MsgPack) {
 		return nil, false
 	}
-	// An update DP has not applied yet is planned again by ModifyPlan.
-	if pending, ok := privateKey(req.PriorPrivate, privateApplyPending); !ok || len(pending) > 0 {
+	planner, ok := t.New().(UnchangedPlanner)
+	if !ok {
 		return nil, false
 	}
-	info := applicationSchemaInfo(ctx)
-	if info.err != nil || len(info.defaults) > 0 && !defaultsHold(info, config, proposed) {
+	if private, ok := privateData(req.PriorPrivate); !ok || !planner.PlanUnchanged(private) {
 		return nil, false
 	}
-	tflog.Trace(ctx, "plan of an unchanged deckhouse_application answered by the protocol shortcut")
+	if info := t.info; len(info.defaults) > 0 && !defaultsHold(info, config, proposed) {
+		return nil, false
+	}
+	tflog.Trace(ctx, "plan of an unchanged resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
 	return &tfprotov6.PlanResourceChangeResponse{
 		PlannedState:    proposed,
 		PlannedPrivate:  req.PriorPrivate,

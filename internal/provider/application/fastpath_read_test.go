@@ -1,4 +1,4 @@
-package provider
+package application
 
 import (
 	"context"
@@ -9,14 +9,12 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
 // contractApplication is the Application an API server of the contract test
@@ -40,37 +38,6 @@ func contractApplication(replicas int) map[string]any {
 			}},
 		},
 	}
-}
-
-// configuredServer returns a protocol server configured against host.
-func configuredServer(t *testing.T, server tfprotov6.ProviderServer, host string) tfprotov6.ProviderServer {
-	t.Helper()
-	ctx := context.Background()
-	var resp provider.SchemaResponse
-	(&DeckhouseProvider{}).Schema(ctx, provider.SchemaRequest{}, &resp)
-	typ := resp.Schema.Type().TerraformType(ctx).(tftypes.Object)
-	attrs := map[string]tftypes.Value{}
-	for name, at := range typ.AttributeTypes {
-		attrs[name] = tftypes.NewValue(at, nil)
-	}
-	attrs["host"] = tftypes.NewValue(tftypes.String, host)
-	cfg, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, attrs))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
-		t.Fatal(err)
-	}
-	out, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: &cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range out.Diagnostics {
-		if d.Severity == tfprotov6.DiagnosticSeverityError {
-			t.Fatalf("configure: %s: %s", d.Summary, d.Detail)
-		}
-	}
-	return server
 }
 
 // The refresh shortcut answers ReadResource as the framework does: the same
@@ -112,23 +79,25 @@ func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
 			if err := obj.UnmarshalJSON(raw); err != nil {
 				t.Fatal(err)
 			}
-			r.fromObject(ctx, &prior, &obj, nil, defaultFieldManager, func(s string) string { return s })
+			r.fromObject(ctx, &prior, &obj, nil, providerdata.DefaultFieldManager, func(s string) string { return s })
 			req := &tfprotov6.ReadResourceRequest{
-				TypeName:        applicationTypeName,
+				TypeName:        TypeName,
 				CurrentState:    encodeModel(t, prior),
 				Private:         []byte(tt.private),
 				CurrentIdentity: encodeIdentity(t, "demo", "app"),
 			}
-			shortcut := configuredServer(t, ProtocolServer("test")(), api.URL).(*protocolServer)
-			got, ok := shortcut.readUnchanged(ctx, req)
-			if ok != tt.wantShortcut {
+			s := newServers(t, api.URL, "")
+			got, err := s.shortcut.ReadResource(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok := s.answered(); ok != tt.wantShortcut {
 				t.Fatalf("shortcut taken = %v, want %v", ok, tt.wantShortcut)
 			}
-			if !ok {
+			if !tt.wantShortcut {
 				return
 			}
-			framework := configuredServer(t, providerserver.NewProtocol6(New("test")())(), api.URL)
-			want, err := framework.ReadResource(ctx, req)
+			want, err := s.framework.ReadResource(ctx, req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,8 +115,8 @@ func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
 					t.Errorf("private %s: shortcut %q, framework %q", k, gp[k], v)
 				}
 			}
-			gi, _ := got.NewIdentity.IdentityData.Unmarshal(applicationSchemaInfo(ctx).identity)
-			wi, _ := want.NewIdentity.IdentityData.Unmarshal(applicationSchemaInfo(ctx).identity)
+			gi, _ := got.NewIdentity.IdentityData.Unmarshal(identityType())
+			wi, _ := want.NewIdentity.IdentityData.Unmarshal(identityType())
 			if !gi.Equal(wi) {
 				t.Errorf("identity differs: %v, %v", gi, wi)
 			}

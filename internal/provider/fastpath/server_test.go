@@ -1,10 +1,10 @@
-package provider
+package fastpath
 
 import (
 	"testing"
 )
 
-func TestPrivateKey_ReadsTheFrameworkEncoding(t *testing.T) {
+func TestPrivateData_ReadsTheFrameworkEncoding(t *testing.T) {
 	tests := []struct {
 		name    string
 		private string
@@ -18,9 +18,9 @@ func TestPrivateKey_ReadsTheFrameworkEncoding(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := privateKey([]byte(tt.private), privateSensitivePaths)
-			if ok != tt.ok || string(got) != tt.want {
-				t.Fatalf("got %q, %v; want %q, %v", got, ok, tt.want, tt.ok)
+			got, ok := privateData([]byte(tt.private))
+			if ok != tt.ok || string(got["sensitive_paths"]) != tt.want {
+				t.Fatalf("got %q, %v; want %q, %v", got["sensitive_paths"], ok, tt.want, tt.ok)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package provider
+package application
 
 import (
 	"encoding/json"

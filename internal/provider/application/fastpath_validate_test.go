@@ -1,15 +1,11 @@
-package provider
+package application
 
 import (
 	"context"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
@@ -20,7 +16,7 @@ import (
 // framework has nothing to say about it.
 func TestValidateShortcut_AgreesWithTheFramework(t *testing.T) {
 	ctx := context.Background()
-	fw := providerserver.NewProtocol6(New("test")())()
+	s := newServers(t, "", "")
 	with := func(f func(m *applicationModel)) applicationModel {
 		m := configOf(appState())
 		f(&m)
@@ -64,58 +60,25 @@ func TestValidateShortcut_AgreesWithTheFramework(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req := &tfprotov6.ValidateResourceConfigRequest{
-				TypeName: applicationTypeName, Config: encodeModel(t, tt.config),
+				TypeName: TypeName, Config: encodeModel(t, tt.config),
 				ClientCapabilities: &tfprotov6.ValidateResourceConfigClientCapabilities{WriteOnlyAttributesAllowed: tt.writeOnlyAllowed},
 			}
-			want, err := fw.ValidateResourceConfig(ctx, req)
+			want, err := s.framework.ValidateResourceConfig(ctx, req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if frameworkValid := len(want.Diagnostics) == 0; frameworkValid != tt.valid {
 				t.Fatalf("framework finds the configuration valid = %v (%v), the test expects %v", frameworkValid, want.Diagnostics, tt.valid)
 			}
-			if got := configValid(ctx, req); got != tt.valid {
-				t.Fatalf("shortcut finds the configuration valid = %v, framework %v (%v)", got, tt.valid, want.Diagnostics)
+			got, err := s.shortcut.ValidateResourceConfig(ctx, req)
+			if err != nil {
+				t.Fatal(err)
 			}
-		})
-	}
-	if err := applicationSchemaInfo(ctx).validateErr; err != nil {
-		t.Fatalf("the schema must stay within what the shortcut validates: %v", err)
-	}
-}
-
-type anyInt64 struct{}
-
-func (anyInt64) Description(context.Context) string { return "any" }
-
-func (anyInt64) MarkdownDescription(context.Context) string { return "any" }
-
-func (anyInt64) ValidateInt64(context.Context, validator.Int64Request, *validator.Int64Response) {
-}
-
-func TestValidateShortcut_RefusesSchemasItCannotCheck(t *testing.T) {
-	str := schema.StringAttribute{Optional: true, Validators: []validator.String{stringvalidator.LengthAtLeast(1)}}
-	tests := []struct {
-		name   string
-		schema schema.Schema
-		ok     bool
-	}{
-		{name: "top-level string validators", schema: schema.Schema{Attributes: map[string]schema.Attribute{"s": str}}, ok: true},
-		{name: "string validators in a single nested block", schema: schema.Schema{Blocks: map[string]schema.Block{
-			"b": schema.SingleNestedBlock{Attributes: map[string]schema.Attribute{"s": str}}}}, ok: true},
-		{name: "nested attributes of a computed attribute", schema: schema.Schema{Attributes: map[string]schema.Attribute{
-			"o": schema.SingleNestedAttribute{Computed: true, Attributes: map[string]schema.Attribute{"s": schema.StringAttribute{Computed: true}}}}}, ok: true},
-		{name: "int64 validators", schema: schema.Schema{Attributes: map[string]schema.Attribute{
-			"n": schema.Int64Attribute{Optional: true, Validators: []validator.Int64{anyInt64{}}}}}},
-		{name: "a nested attribute a configuration sets", schema: schema.Schema{Attributes: map[string]schema.Attribute{
-			"o": schema.SingleNestedAttribute{Optional: true, Attributes: map[string]schema.Attribute{"s": str}}}}},
-		{name: "list block", schema: schema.Schema{Blocks: map[string]schema.Block{
-			"b": schema.ListNestedBlock{NestedObject: schema.NestedBlockObject{}}}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if err := checkValidation(tt.schema); (err == nil) != tt.ok {
-				t.Fatalf("checkValidation = %v, want ok = %v", err, tt.ok)
+			if answered := s.answered(); answered != tt.valid {
+				t.Fatalf("shortcut answered = %v, want %v (framework: %v)", answered, tt.valid, want.Diagnostics)
+			}
+			if len(got.Diagnostics) != len(want.Diagnostics) {
+				t.Fatalf("diagnostics %v, framework %v", got.Diagnostics, want.Diagnostics)
 			}
 		})
 	}

@@ -1,0 +1,121 @@
+package fastpath
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+)
+
+// Check reports why the shortcuts would leave resource type r to the
+// framework (nil when they answer for it): a framework interface they call
+// is missing, or the schema has a default, plan modifier or validation they
+// do not run. A resource's test asserts nil, so that a schema change cannot
+// turn the shortcuts off unnoticed.
+func Check(r resource.Resource) error {
+	info := schemaInfoOf(context.Background(), r)
+	return errors.Join(info.err, info.validateErr)
+}
+
+// planModifierTypes are the plan modifiers the plan shortcuts may ignore:
+// each acts only on a value that is unknown or changed against a prior state,
+// which an unchanged plan never has and a create has no prior state for.
+var planModifierTypes = map[reflect.Type]bool{
+	reflect.TypeOf(stringplanmodifier.UseStateForUnknown()): true,
+	reflect.TypeOf(stringplanmodifier.RequiresReplace()):    true,
+	reflect.TypeOf(boolplanmodifier.UseStateForUnknown()):   true,
+	reflect.TypeOf(boolplanmodifier.RequiresReplace()):      true,
+	reflect.TypeOf(int64planmodifier.UseStateForUnknown()):  true,
+	reflect.TypeOf(int64planmodifier.RequiresReplace()):     true,
+}
+
+// checkPlan reports schema features the plan shortcuts do not reproduce: a
+// plan modifier other than those of planModifierTypes, any plan modifier or
+// default below the top level (nested attributes, blocks and their
+// attributes).
+func checkPlan(s schema.Schema) error {
+	for name, a := range s.Attributes {
+		for _, m := range planModifiers(a) {
+			if !planModifierTypes[reflect.TypeOf(m)] {
+				return fmt.Errorf("%w: plan modifier %T of %s", errUnsupportedPlan, m, name)
+			}
+		}
+		if err := checkNested(name, a); err != nil {
+			return err
+		}
+	}
+	for name, b := range s.Blocks {
+		if hasField(b, "PlanModifiers") {
+			return fmt.Errorf("%w: plan modifiers of block %s", errUnsupportedPlan, name)
+		}
+		if sb, ok := b.(schema.SingleNestedBlock); ok {
+			for n, a := range sb.Attributes {
+				if hasDefault(a) || len(planModifiers(a)) > 0 {
+					return fmt.Errorf("%w: default or plan modifier of %s.%s", errUnsupportedPlan, name, n)
+				}
+			}
+		} else {
+			return fmt.Errorf("%w: block %s is not a single nested block", errUnsupportedPlan, name)
+		}
+	}
+	return nil
+}
+
+// checkNested reports a default or plan modifier of an attribute nested in a.
+func checkNested(prefix string, a schema.Attribute) error {
+	var attrs map[string]schema.Attribute
+	switch n := a.(type) {
+	case schema.SingleNestedAttribute:
+		attrs = n.Attributes
+	case schema.ListNestedAttribute:
+		attrs = n.NestedObject.Attributes
+	case schema.SetNestedAttribute:
+		attrs = n.NestedObject.Attributes
+	case schema.MapNestedAttribute:
+		attrs = n.NestedObject.Attributes
+	}
+	for name, c := range attrs {
+		if hasDefault(c) || len(planModifiers(c)) > 0 {
+			return fmt.Errorf("%w: default or plan modifier of %s.%s", errUnsupportedPlan, prefix, name)
+		}
+		if err := checkNested(prefix+"."+name, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// planModifiers returns the plan modifiers a schema attribute sets.
+func planModifiers(a any) []any {
+	v := reflect.ValueOf(a)
+	if v.Kind() != reflect.Struct {
+		return nil
+	}
+	f := v.FieldByName("PlanModifiers")
+	if !f.IsValid() || f.Kind() != reflect.Slice {
+		return nil
+	}
+	out := make([]any, f.Len())
+	for i := range f.Len() {
+		out[i] = f.Index(i).Interface()
+	}
+	return out
+}
+
+// hasField reports whether a schema struct sets a non-empty slice field.
+func hasField(a any, name string) bool {
+	v := reflect.ValueOf(a)
+	if v.Kind() != reflect.Struct {
+		return false
+	}
+	f := v.FieldByName(name)
+	return f.IsValid() && f.Kind() == reflect.Slice && f.Len() > 0
+}
+
+var errUnsupportedPlan = errors.New("schema feature the plan shortcuts do not run")
