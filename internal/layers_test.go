@@ -1,4 +1,4 @@
-// Package internal_test checks the import rules of docs/development.md: who
+// Package internal_test checks the import rules of CONTRIBUTING.md: who
 // may import whom among the project's packages.
 package internal_test
 
@@ -27,6 +27,9 @@ func TestLayers_ImportRules(t *testing.T) {
 	}
 	terraform := []string{"github.com/hashicorp/terraform-plugin-", "github.com/hashicorp/terraform-plugin-framework"}
 	kube := []string{"k8s.io/client-go", "k8s.io/apimachinery", "sigs.k8s.io/controller-runtime"}
+	// What the resource and data sources build on (functions: the first three).
+	adapterBase := []string{"internal/engine", "internal/provider/convert", "internal/provider/diagnostics",
+		"internal/dpapi", "internal/dpclient", "internal/provider/providerdata"}
 	rules := []rule{
 		{pkg: "internal/engine", mayNot: append(append([]string{}, terraform...), kube...), onlyOwn: []string{}},
 		{pkg: "internal/dpapi", mayNot: append(append([]string{}, terraform...), "k8s.io/client-go"), onlyOwn: []string{"internal/engine"}},
@@ -35,6 +38,17 @@ func TestLayers_ImportRules(t *testing.T) {
 		{pkg: "internal/localdp", mayNot: terraform, onlyOwn: []string{"internal/engine", "internal/dpapi"}},
 		// The Terraform adapter talks to the cluster through dpclient only.
 		{pkg: "internal/provider", mayNot: []string{"k8s.io/client-go"}},
+		// Inside it, one layer per package: the shortcuts know no resource
+		// type and nothing of the project; conversion and diagnostics know
+		// the engine only; the resource, the data sources and the functions
+		// do not import each other.
+		{pkg: "internal/provider/fastpath", mayNot: kube, onlyOwn: []string{}},
+		{pkg: "internal/provider/convert", mayNot: kube, onlyOwn: []string{"internal/engine"}},
+		{pkg: "internal/provider/diagnostics", mayNot: kube, onlyOwn: []string{"internal/engine"}},
+		{pkg: "internal/provider/providerdata", onlyOwn: []string{"internal/dpclient"}},
+		{pkg: "internal/provider/functions", mayNot: kube, onlyOwn: adapterBase[:3]},
+		{pkg: "internal/provider/application", onlyOwn: adapterBase},
+		{pkg: "internal/provider/datasources", onlyOwn: adapterBase},
 	}
 	imports := map[string][]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
