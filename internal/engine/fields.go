@@ -114,3 +114,26 @@ func intOf(v any) (int, bool) {
 	}
 	return 0, false
 }
+
+// ResourceRef is the value of x-deckhouse-ui-resource-name.
+type ResourceRef struct {
+	APIVersion    string
+	Kind          string
+	LabelSelector map[string]any // a metav1.LabelSelector in JSON form, nil when absent
+}
+
+// Field is the form metadata of one settings field.
+type Field struct {
+	Path                Path
+	Type                string // schema type ("" when type-less)
+	Description         string
+	Default             any
+	HasDefault          bool
+	UIOrder             *int
+	UIGroup             string
+	UIAdvanced          bool
+	UIValidationMessage string
+	ResourceName        *ResourceRef
+	GrantableResource   string // x-deckhouse-grantable-resource ("" when unbound)
+	Immutable           bool
+}

@@ -4,7 +4,7 @@ import (
 	"sort"
 )
 
-// Partial evaluation: documents holding Unknown values (see api.go).
+// Partial evaluation: documents holding Unknown values (see request.go).
 //
 // Every walker of the pipeline sees Unknown{} as an opaque value and leaves
 // it alone (no default fills it, no grant replaces it, no comparison is made
