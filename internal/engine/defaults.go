@@ -99,3 +99,21 @@ func mergeUnder(dst, base map[string]any) {
 		}
 	}
 }
+
+// buildValues computes sources 4 and 5 of DP's values on top of the
+// effective settings: values.yaml defaults for fields still unset, then the
+// hook values deep-merged over the result. Without a values schema the
+// result is the effective settings plus the hook values.
+func buildValues(valuesTree map[string]any, effective map[string]any, hook map[string]any) map[string]any {
+	var out any
+	if valuesTree != nil {
+		out = effectiveWithDefaults(valuesTree, effective)
+	} else {
+		out = deepCopy(effective)
+	}
+	if hook != nil {
+		out = deepMerge(out, hook)
+	}
+	m, _ := out.(map[string]any)
+	return m
+}
