@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,32 +39,6 @@ type celRule struct {
 	program    cel.Program
 }
 
-// ruleNode holds the compiled CEL programs of one schema level and the nodes
-// of its children; subtrees without rules are pruned (nil).
-type ruleNode struct {
-	rules      []*celRule
-	props      map[string]*ruleNode
-	items      *ruleNode   // items as one schema
-	tuple      []*ruleNode // items as a list of schemas
-	additional *ruleNode   // additionalProperties schema
-	patterns   []patternNode
-	branches   []branchNode
-}
-
-type patternNode struct {
-	pattern string
-	node    *ruleNode
-}
-
-// branchNode is the rules of one combinator branch. allOf branches always
-// apply; a oneOf/anyOf branch applies to a value it selects (see selects).
-type branchNode struct {
-	always   bool
-	required []string
-	enums    map[string][]any // property -> enum of the branch
-	node     *ruleNode
-}
-
 // celEnv is the environment every rule compiles in: self and oldSelf as dyn,
 // cross-type numeric comparisons (numbers are doubles, literals often ints),
 // and the extension libraries kube-apiserver offers that add no per-call
@@ -86,122 +59,13 @@ var celEnv = sync.OnceValues(func() (*cel.Env, error) {
 })
 
 // compileRules compiles every x-deckhouse-validations rule of a prepared tree
-// into a ruleNode mirroring it. It returns (nil, nil) when the tree has no
+// into the schemaNode of the tree. It returns (nil, nil) when the tree has no
 // rules, and a *SchemaError naming the file, the rule's schema path and the
 // expression for the first rule that does not compile.
-func compileRules(file string, tree map[string]any) (*ruleNode, error) {
-	env, err := celEnv()
-	if err != nil {
-		return nil, &SchemaError{File: file, Message: "creating the CEL environment: " + err.Error()}
-	}
-	c := &ruleCompiler{file: file, env: env}
-	return c.node(tree, "", 0)
-}
-
-type ruleCompiler struct {
-	file string
-	env  *cel.Env
-}
-
-func (c *ruleCompiler) errorf(schemaPath, format string, args ...any) error {
-	return &SchemaError{File: c.file, SchemaPath: schemaPath, Message: fmt.Sprintf(format, args...)}
-}
-
-func (c *ruleCompiler) node(s map[string]any, sp string, depth int) (*ruleNode, error) {
-	if s == nil {
-		return nil, nil
-	}
-	if depth > maxValueDepth {
-		return nil, c.errorf(sp, "schema is nested deeper than %d levels", maxValueDepth)
-	}
-	n := &ruleNode{}
-	empty := true
-	if raw, ok := s["x-deckhouse-validations"]; ok {
-		rules, err := c.rules(raw, sp+"/x-deckhouse-validations")
-		if err != nil {
-			return nil, err
-		}
-		n.rules = rules
-		empty = empty && len(rules) == 0
-	}
-	if props := schemaMap(s["properties"]); props != nil {
-		for _, k := range sortedKeys(props) {
-			child, err := c.node(schemaMap(props[k]), sp+"/properties/"+escapePointer(k), depth+1)
-			if err != nil {
-				return nil, err
-			}
-			if child != nil {
-				if n.props == nil {
-					n.props = map[string]*ruleNode{}
-				}
-				n.props[k] = child
-				empty = false
-			}
-		}
-	}
-	switch it := s["items"].(type) {
-	case map[string]any:
-		child, err := c.node(it, sp+"/items", depth+1)
-		if err != nil {
-			return nil, err
-		}
-		if child != nil {
-			n.items, empty = child, false
-		}
-	case []any:
-		for i, e := range it {
-			child, err := c.node(schemaMap(e), sp+"/items/"+strconv.Itoa(i), depth+1)
-			if err != nil {
-				return nil, err
-			}
-			if child != nil {
-				if n.tuple == nil {
-					n.tuple = make([]*ruleNode, len(it))
-				}
-				n.tuple[i], empty = child, false
-			}
-		}
-	}
-	if ap := schemaMap(s["additionalProperties"]); ap != nil {
-		child, err := c.node(ap, sp+"/additionalProperties", depth+1)
-		if err != nil {
-			return nil, err
-		}
-		if child != nil {
-			n.additional, empty = child, false
-		}
-	}
-	if pp := schemaMap(s["patternProperties"]); pp != nil {
-		for _, p := range sortedKeys(pp) {
-			child, err := c.node(schemaMap(pp[p]), sp+"/patternProperties/"+escapePointer(p), depth+1)
-			if err != nil {
-				return nil, err
-			}
-			if child != nil {
-				n.patterns, empty = append(n.patterns, patternNode{pattern: p, node: child}), false
-			}
-		}
-	}
-	for _, kw := range []string{"allOf", "anyOf", "oneOf"} {
-		list, _ := s[kw].([]any)
-		for i, b := range list {
-			bs := schemaMap(b)
-			child, err := c.node(bs, sp+"/"+kw+"/"+strconv.Itoa(i), depth+1)
-			if err != nil {
-				return nil, err
-			}
-			if child == nil {
-				continue
-			}
-			bn := branchNode{always: kw == "allOf", node: child}
-			if !bn.always {
-				bn.required, bn.enums = branchSelector(bs)
-			}
-			n.branches, empty = append(n.branches, bn), false
-		}
-	}
-	if empty {
-		return nil, nil
+func compileRules(file string, tree map[string]any) (*schemaNode, error) {
+	n, err := buildSchemaNode(file, tree)
+	if err != nil || !n.hasRules {
+		return nil, err
 	}
 	return n, nil
 }
@@ -229,41 +93,6 @@ func branchSelector(bs map[string]any) ([]string, map[string][]any) {
 		}
 	}
 	return req, enums
-}
-
-// selects reports whether a oneOf/anyOf branch applies to v: v is an object
-// holding every key the branch requires, and every present key constrained
-// by an enum in the branch holds one of its values.
-func (b *branchNode) selects(v any) bool {
-	if b.always {
-		return true
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return len(b.required) == 0 && len(b.enums) == 0
-	}
-	for _, k := range b.required {
-		if _, has := m[k]; !has {
-			return false
-		}
-	}
-	for k, enum := range b.enums {
-		val, has := m[k]
-		if !has {
-			continue
-		}
-		found := false
-		for _, e := range enum {
-			if en, err := normalize(e); err == nil && valuesEqual(celView(en), val) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
 }
 
 func (c *ruleCompiler) rules(raw any, sp string) ([]*celRule, error) {

@@ -72,10 +72,11 @@ func (a *activation) ResolveName(name string) (any, bool) {
 
 func (a *activation) Parent() interpreter.Activation { return nil }
 
-// run evaluates the rules of n and its children on v (and old, in the
-// oldSelf pass). v and old are CEL views (numbers as float64). path is used
-// as a stack: children append to it in place, so a problem copies it.
-func (n *ruleNode) run(r *celRun, v any, old any, hasOld bool, path Path, depth int) {
+// run evaluates the rules of n and of the nodes below it that have rules on
+// v (and old, in the oldSelf pass). v and old are CEL views (numbers as
+// float64). path is used as a stack: children append to it in place, so a
+// problem copies it.
+func (n *schemaNode) run(r *celRun, v any, old any, hasOld bool, path Path, depth int) {
 	if n == nil || v == nil || depth > maxValueDepth {
 		return
 	}
@@ -97,6 +98,9 @@ func (n *ruleNode) run(r *celRun, v any, old any, hasOld bool, path Path, depth 
 	}
 	for i := range n.branches {
 		b := &n.branches[i]
+		if !b.node.ruled() {
+			continue
+		}
 		if r.partial != nil {
 			if u, unk := b.unknownSelector(v, path); unk {
 				b.node.skipRules(r, path, u, depth+1)
@@ -110,17 +114,15 @@ func (n *ruleNode) run(r *celRun, v any, old any, hasOld bool, path Path, depth 
 	switch x := v.(type) {
 	case map[string]any:
 		om, _ := old.(map[string]any)
-		if len(n.props) > 0 {
-			for k, child := range n.props {
-				if cv, has := x[k]; has {
-					ov, oh := om[k]
-					child.run(r, cv, ov, oh && ov != nil, append(path, Segment{Key: k}), depth+1)
-				}
+		for _, k := range n.ruleProps {
+			if cv, has := x[k]; has {
+				ov, oh := om[k]
+				n.props[k].run(r, cv, ov, oh && ov != nil, append(path, Segment{Key: k}), depth+1)
 			}
 		}
-		if n.additional != nil || len(n.patterns) > 0 {
+		if n.additional.ruled() || n.patternRules() {
 			for _, k := range sortedKeys(x) {
-				child := n.entryNode(k)
+				child := n.ruleEntry(k)
 				if child == nil {
 					continue
 				}
@@ -129,18 +131,9 @@ func (n *ruleNode) run(r *celRun, v any, old any, hasOld bool, path Path, depth 
 			}
 		}
 	case []any:
-		if n.items == nil && n.tuple == nil {
-			return
-		}
 		ol, _ := old.([]any)
 		for i, e := range x {
-			child := n.items
-			if n.tuple != nil {
-				child = nil
-				if i < len(n.tuple) {
-					child = n.tuple[i]
-				}
-			}
+			child := n.ruleElement(i)
 			if child == nil {
 				continue
 			}
@@ -154,18 +147,87 @@ func (n *ruleNode) run(r *celRun, v any, old any, hasOld bool, path Path, depth 
 	}
 }
 
-// entryNode returns the rules of a key that is not a declared property:
-// the first matching pattern, else additionalProperties.
-func (n *ruleNode) entryNode(k string) *ruleNode {
-	if _, declared := n.props[k]; declared {
+// patternRules reports whether a patternProperties schema of n has rules.
+func (n *schemaNode) patternRules() bool {
+	for _, p := range n.patterns {
+		if p.node.ruled() {
+			return true
+		}
+	}
+	return false
+}
+
+// ruleEntry returns the node whose rules apply to a key that is not a
+// declared property with rules: the first matching pattern with rules, else
+// additionalProperties when it has rules. Nodes without rules are passed
+// over, so a declared property without rules gets the rules of a matching
+// pattern or of additionalProperties.
+func (n *schemaNode) ruleEntry(k string) *schemaNode {
+	if c := n.props[k]; c.ruled() {
 		return nil
 	}
 	for _, p := range n.patterns {
-		if re := compilePattern(p.pattern); re != nil && re.MatchString(k) {
+		if p.node.ruled() && p.re != nil && p.re.MatchString(k) {
 			return p.node
 		}
 	}
-	return n.additional
+	if n.additional.ruled() {
+		return n.additional
+	}
+	return nil
+}
+
+// ruleElement returns the node whose rules apply to element i of an array:
+// items, or the i-th schema of a tuple (additionalItems has no rules run),
+// when it has rules.
+func (n *schemaNode) ruleElement(i int) *schemaNode {
+	var c *schemaNode
+	if n.isTuple {
+		if i < len(n.tuple) {
+			c = n.tuple[i]
+		}
+	} else {
+		c = n.items
+	}
+	if c.ruled() {
+		return c
+	}
+	return nil
+}
+
+// selects reports whether a oneOf/anyOf branch applies to v: v is an object
+// holding every key the branch requires, and every present key constrained
+// by an enum in the branch holds one of its values.
+func (b *branchNode) selects(v any) bool {
+	if b.always {
+		return true
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return len(b.required) == 0 && len(b.enums) == 0
+	}
+	for _, k := range b.required {
+		if _, has := m[k]; !has {
+			return false
+		}
+	}
+	for k, enum := range b.enums {
+		val, has := m[k]
+		if !has {
+			continue
+		}
+		found := false
+		for _, e := range enum {
+			if en, err := normalize(e); err == nil && valuesEqual(celView(en), val) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *celRun) eval(rule *celRule, self, old any, hasOld bool, path Path) {

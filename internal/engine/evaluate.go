@@ -229,7 +229,7 @@ func (p *Package) panicProblem(doc Document, r any) *Problem {
 
 // runRules runs one pass of CEL rules over a document; schemaProblems are
 // the document's schema problems (see celRun.invalid).
-func runRules(n *ruleNode, doc Document, mode celMode, self, old any, hasOld bool, schemaProblems []*Problem) []*Problem {
+func runRules(n *schemaNode, doc Document, mode celMode, self, old any, hasOld bool, schemaProblems []*Problem) []*Problem {
 	r, cancel := newCELRun(doc, mode)
 	defer cancel()
 	for _, p := range schemaProblems {

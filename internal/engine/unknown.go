@@ -295,8 +295,8 @@ func switchSkips(tree map[string]any, doc Document, unknowns unknownSet) []Skipp
 
 // skipRules lists every rule of n and below (of the pass's mode) as skipped
 // because of the unknown value u.
-func (n *ruleNode) skipRules(r *celRun, path Path, u Path, depth int) {
-	if n == nil || depth > maxValueDepth {
+func (n *schemaNode) skipRules(r *celRun, path Path, u Path, depth int) {
+	if !n.ruled() || depth > maxValueDepth {
 		return
 	}
 	for _, rule := range n.rules {
@@ -304,7 +304,7 @@ func (n *ruleNode) skipRules(r *celRun, path Path, u Path, depth int) {
 			r.skip(rule, path, u)
 		}
 	}
-	for _, k := range sortedKeys(n.props) {
+	for _, k := range n.ruleProps {
 		n.props[k].skipRules(r, path.Key(k), u, depth+1)
 	}
 	n.items.skipRules(r, path, u, depth+1)
@@ -352,7 +352,7 @@ func (b *branchNode) unknownSelector(v any, path Path) (Path, bool) {
 // true when the node and everything below were skipped (the value or the
 // old value is unknown), else it skips the rules of the node whose self or
 // oldSelf contains an unknown and returns the rules still to evaluate.
-func (r *celRun) skippedUnknown(n *ruleNode, v, old any, path Path) ([]*celRule, bool) {
+func (r *celRun) skippedUnknown(n *schemaNode, v, old any, path Path) ([]*celRule, bool) {
 	_, vu := v.(Unknown)
 	_, ou := old.(Unknown)
 	if vu || ou {
@@ -377,7 +377,7 @@ func (r *celRun) skippedUnknown(n *ruleNode, v, old any, path Path) ([]*celRule,
 // runRulesPartial is runRules over documents holding Unknown values (their
 // paths in unknowns for self, oldUnknowns for oldSelf); rules not run are
 // appended to skipped.
-func runRulesPartial(n *ruleNode, doc Document, mode celMode, self, old any, hasOld bool, schemaProblems []*Problem, unknowns, oldUnknowns unknownSet, skipped *[]Skipped) []*Problem {
+func runRulesPartial(n *schemaNode, doc Document, mode celMode, self, old any, hasOld bool, schemaProblems []*Problem, unknowns, oldUnknowns unknownSet, skipped *[]Skipped) []*Problem {
 	r, cancel := newCELRun(doc, mode)
 	defer cancel()
 	if len(unknowns) > 0 || len(oldUnknowns) > 0 {
