@@ -122,7 +122,7 @@ func (p *Package) Evaluate(req Request) (res *Result) {
 				res.Skipped = append(res.Skipped, switchSkips(p.settings.tree, DocSettings, unknowns)...)
 				res.Skipped = append(res.Skipped, switchSkips(p.settings.tree, DocPreviousSettings, prevUnknowns)...)
 			}
-			checkImmutable(p.settings.tree, eff, true, pm, false, nil, 0, &res.Problems)
+			(&immutableWalk{out: &res.Problems}).walk(p.settings.node, eff, true, pm, false, nil)
 			detectSwitches(p.settings.tree, eff, pm, nil, 0, &res.Switches)
 			for _, sw := range res.Switches {
 				if sw.Impact == ImpactDestructive && !req.AllowDestructiveSwitch {

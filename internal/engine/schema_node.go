@@ -48,6 +48,14 @@ type schemaNode struct {
 	rules     []*celRule
 	hasRules  bool
 	ruleProps []string
+
+	// immutable is x-deckhouse-immutable: true on this level;
+	// anyImmutable is set when this node or one below it (through
+	// properties, patternProperties, additionalProperties and items) is
+	// immutable, and height is the longest such path down from this node.
+	immutable    bool
+	anyImmutable bool
+	height       int
 }
 
 // patternNode is one patternProperties entry. re is nil for a pattern that
@@ -199,7 +207,48 @@ func (c *ruleCompiler) node(s map[string]any, sp string, depth int) (*schemaNode
 	if d, ok := s["default"]; ok && d != nil {
 		n.def, n.hasDefault = d, true
 	}
+	n.liftImmutable()
 	return n, nil
+}
+
+// liftImmutable sets immutable, anyImmutable and height from the extension
+// and the children already built.
+func (n *schemaNode) liftImmutable() {
+	if b, ok := n.raw[extImmutable].(bool); ok && b {
+		n.immutable = true
+	}
+	n.anyImmutable = n.immutable
+	down := func(c *schemaNode) {
+		if c == nil {
+			return
+		}
+		n.anyImmutable = n.anyImmutable || c.anyImmutable
+		if c.height+1 > n.height {
+			n.height = c.height + 1
+		}
+	}
+	for _, c := range n.props {
+		down(c)
+	}
+	for _, p := range n.patterns {
+		down(p.node)
+	}
+	down(n.additional)
+	down(n.items)
+	for _, c := range n.tuple {
+		down(c)
+	}
+}
+
+// maxImmutableSearch bounds how far below a node mayHoldImmutable looks;
+// a deeper schema is assumed to hold an immutable field.
+const maxImmutableSearch = 64
+
+// mayHoldImmutable reports whether n or anything below it is marked
+// immutable, so the walk skips subtrees that cannot hold a frozen value.
+// Schemas more than maxImmutableSearch levels deep count as holding one.
+func (n *schemaNode) mayHoldImmutable() bool {
+	return n != nil && (n.anyImmutable || n.height > maxImmutableSearch)
 }
 
 // ruled reports whether n or a node below it has CEL rules.

@@ -1,0 +1,21 @@
+package engine
+
+// The walkers run over a schemaNode; the unit tests describe schemas as raw
+// trees. These adapters keep the tests' calls on raw trees: each builds the
+// tree's node and runs the walker on it.
+
+// nodeOf builds the schemaNode of a raw schema tree written by a test.
+func nodeOf(tree map[string]any) *schemaNode {
+	if tree == nil {
+		return nil
+	}
+	n, err := buildSchemaNode("test", tree)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
+func checkImmutable(s map[string]any, n any, nHas bool, o any, frozen bool, path Path, _ int, out *[]*Problem) {
+	(&immutableWalk{out: out}).walk(nodeOf(s), n, nHas, o, frozen, path)
+}
