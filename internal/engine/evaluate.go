@@ -80,7 +80,7 @@ func (p *Package) Evaluate(req Request) (res *Result) {
 	// Grant defaults sit between schema defaults and user values: injecting
 	// them after the merge, only where the user left the field missing or
 	// empty, gives the same result as merging the three sources in order.
-	eff := effectiveWithDefaults(p.settings.tree, user)
+	eff := applyDefaults(p.settings.node, user)
 	var grantProblems []*Problem
 	applyGrants(p.settings.tree, eff, user, req.Catalog, nil, 0, &grantProblems)
 	res.Problems = append(res.Problems, grantProblems...)
@@ -107,7 +107,7 @@ func (p *Package) Evaluate(req Request) (res *Result) {
 			res.Problems = append(res.Problems, &Problem{Document: DocPreviousSettings, Kind: KindType, Message: "previous settings must be an object", Rule: "type"})
 		default:
 			if req.PreviousIsRaw {
-				pm = effectiveWithDefaults(p.settings.tree, pm)
+				pm = applyDefaults(p.settings.node, pm)
 			}
 			var prevUnknowns unknownSet
 			if prevPartial {
@@ -147,11 +147,11 @@ func (p *Package) Evaluate(req Request) (res *Result) {
 			hook = hm
 		}
 	}
-	var valuesTree map[string]any
+	var valuesNode *schemaNode
 	if p.values != nil {
-		valuesTree = p.values.tree
+		valuesNode = p.values.node
 	}
-	res.Values = buildValues(valuesTree, eff, hook)
+	res.Values = assembleValues(valuesNode, eff, hook)
 	if hook != nil && p.values != nil {
 		var valuesUnknowns unknownSet
 		if partial {

@@ -37,9 +37,11 @@ type schemaNode struct {
 	branches        []branchNode // allOf, anyOf, then oneOf branches that are objects, in order
 
 	// def is the property's default when it declares one that is not null
-	// (`default: null` is no default).
-	def        any
-	hasDefault bool
+	// (`default: null` is no default); defaultProps names, sorted, the
+	// properties that declare one.
+	def          any
+	hasDefault   bool
+	defaultProps []string
 
 	// CEL: the compiled x-deckhouse-validations of this level; hasRules is
 	// set when this node or a node below it (through properties,
@@ -132,6 +134,9 @@ func (c *ruleCompiler) node(s map[string]any, sp string, depth int) (*schemaNode
 				return nil, err
 			}
 			n.props[k] = child
+			if child != nil && child.hasDefault {
+				n.defaultProps = append(n.defaultProps, k)
+			}
 			if child.ruled() {
 				n.ruleProps = append(n.ruleProps, k)
 				n.hasRules = true

@@ -19,3 +19,11 @@ func nodeOf(tree map[string]any) *schemaNode {
 func checkImmutable(s map[string]any, n any, nHas bool, o any, frozen bool, path Path, _ int, out *[]*Problem) {
 	(&immutableWalk{out: out}).walk(nodeOf(s), n, nHas, o, frozen, path)
 }
+
+func effectiveWithDefaults(schema map[string]any, doc map[string]any) map[string]any {
+	return applyDefaults(nodeOf(schema), doc)
+}
+
+func buildValues(valuesTree map[string]any, effective map[string]any, hook map[string]any) map[string]any {
+	return assembleValues(nodeOf(valuesTree), effective, hook)
+}
