@@ -82,7 +82,7 @@ func (p *Package) Evaluate(req Request) (res *Result) {
 	// empty, gives the same result as merging the three sources in order.
 	eff := applyDefaults(p.settings.node, user)
 	var grantProblems []*Problem
-	applyGrants(p.settings.tree, eff, user, req.Catalog, nil, 0, &grantProblems)
+	(&grantWalk{cat: req.Catalog, out: &grantProblems}).walk(p.settings.node, eff, user, nil)
 	res.Problems = append(res.Problems, grantProblems...)
 	if partial {
 		res.Skipped = append(res.Skipped, grantSkips(p.settings.tree, unknowns, req.Catalog)...)

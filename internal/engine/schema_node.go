@@ -58,6 +58,9 @@ type schemaNode struct {
 	immutable    bool
 	anyImmutable bool
 	height       int
+
+	// grantable is x-deckhouse-grantable-resource ("" when unbound).
+	grantable string
 }
 
 // patternNode is one patternProperties entry. re is nil for a pattern that
@@ -213,6 +216,7 @@ func (c *ruleCompiler) node(s map[string]any, sp string, depth int) (*schemaNode
 		n.def, n.hasDefault = d, true
 	}
 	n.liftImmutable()
+	n.grantable, _ = s[extGrantable].(string)
 	return n, nil
 }
 

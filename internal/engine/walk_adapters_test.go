@@ -27,3 +27,7 @@ func effectiveWithDefaults(schema map[string]any, doc map[string]any) map[string
 func buildValues(valuesTree map[string]any, effective map[string]any, hook map[string]any) map[string]any {
 	return assembleValues(nodeOf(valuesTree), effective, hook)
 }
+
+func applyGrants(s map[string]any, eff, raw any, cat Catalog, path Path, _ int, out *[]*Problem) {
+	(&grantWalk{cat: cat, out: out}).walk(nodeOf(s), eff, raw, path)
+}
