@@ -123,7 +123,7 @@ func (p *Package) Evaluate(req Request) (res *Result) {
 				res.Skipped = append(res.Skipped, switchSkips(p.settings.tree, DocPreviousSettings, prevUnknowns)...)
 			}
 			(&immutableWalk{out: &res.Problems}).walk(p.settings.node, eff, true, pm, false, nil)
-			detectSwitches(p.settings.tree, eff, pm, nil, 0, &res.Switches)
+			(&switchWalk{out: &res.Switches}).walk(p.settings.node, eff, pm, nil)
 			for _, sw := range res.Switches {
 				if sw.Impact == ImpactDestructive && !req.AllowDestructiveSwitch {
 					res.Problems = append(res.Problems, switchProblem(sw))

@@ -61,6 +61,10 @@ type schemaNode struct {
 
 	// grantable is x-deckhouse-grantable-resource ("" when unbound).
 	grantable string
+
+	// switches are the oneOf branches carrying
+	// x-deckhouse-enum-switch-settings that have a discriminator, in order.
+	switches []switchBranch
 }
 
 // patternNode is one patternProperties entry. re is nil for a pattern that
@@ -217,6 +221,7 @@ func (c *ruleCompiler) node(s map[string]any, sp string, depth int) (*schemaNode
 	}
 	n.liftImmutable()
 	n.grantable, _ = s[extGrantable].(string)
+	n.switches = switchBranches(s)
 	return n, nil
 }
 

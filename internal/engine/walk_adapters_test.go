@@ -31,3 +31,7 @@ func buildValues(valuesTree map[string]any, effective map[string]any, hook map[s
 func applyGrants(s map[string]any, eff, raw any, cat Catalog, path Path, _ int, out *[]*Problem) {
 	(&grantWalk{cat: cat, out: out}).walk(nodeOf(s), eff, raw, path)
 }
+
+func detectSwitches(s map[string]any, n, o any, path Path, _ int, out *[]Switch) {
+	(&switchWalk{out: out}).walk(nodeOf(s), n, o, path)
+}
