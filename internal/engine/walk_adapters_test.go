@@ -35,3 +35,7 @@ func applyGrants(s map[string]any, eff, raw any, cat Catalog, path Path, _ int, 
 func detectSwitches(s map[string]any, n, o any, path Path, _ int, out *[]Switch) {
 	(&switchWalk{out: out}).walk(nodeOf(s), n, o, path)
 }
+
+func collectFields(s map[string]any, keys func(map[string]any) []string, path Path, _ int, out *[]Field) {
+	(&fieldsWalk{keys: keys, out: out}).walk(nodeOf(s), path)
+}
