@@ -85,7 +85,7 @@ func (p *Package) Evaluate(req Request) (res *Result) {
 	(&grantWalk{cat: req.Catalog, out: &grantProblems}).walk(p.settings.node, eff, user, nil)
 	res.Problems = append(res.Problems, grantProblems...)
 	if partial {
-		res.Skipped = append(res.Skipped, grantSkips(p.settings.tree, unknowns, req.Catalog)...)
+		res.Skipped = append(res.Skipped, grantSkips(p.settings.node, unknowns, req.Catalog)...)
 	}
 	res.Effective = eff
 
@@ -101,8 +101,8 @@ func (p *Package) Evaluate(req Request) (res *Result) {
 			if p.settings.rules != nil {
 				runRulesPartial(p.settings.rules, DocSettings, celWithOldSelf, userCEL, prev, true, nil, nil, root, &res.Skipped)
 			}
-			res.Skipped = append(res.Skipped, immutableSkips(p.settings.tree, DocPreviousSettings, root, eff)...)
-			res.Skipped = append(res.Skipped, switchSkips(p.settings.tree, DocPreviousSettings, root)...)
+			res.Skipped = append(res.Skipped, immutableSkips(p.settings.node, DocPreviousSettings, root, eff)...)
+			res.Skipped = append(res.Skipped, switchSkips(p.settings.node, DocPreviousSettings, root)...)
 		case !isMap:
 			res.Problems = append(res.Problems, &Problem{Document: DocPreviousSettings, Kind: KindType, Message: "previous settings must be an object", Rule: "type"})
 		default:
@@ -117,10 +117,10 @@ func (p *Package) Evaluate(req Request) (res *Result) {
 				res.Problems = append(res.Problems, runRulesPartial(p.settings.rules, DocSettings, celWithOldSelf, userCEL, celView(pm), true, schemaProblems, unknowns, prevUnknowns, &res.Skipped)...)
 			}
 			if partial || prevPartial {
-				res.Skipped = append(res.Skipped, immutableSkips(p.settings.tree, DocSettings, unknowns, pm)...)
-				res.Skipped = append(res.Skipped, immutableSkips(p.settings.tree, DocPreviousSettings, prevUnknowns, eff)...)
-				res.Skipped = append(res.Skipped, switchSkips(p.settings.tree, DocSettings, unknowns)...)
-				res.Skipped = append(res.Skipped, switchSkips(p.settings.tree, DocPreviousSettings, prevUnknowns)...)
+				res.Skipped = append(res.Skipped, immutableSkips(p.settings.node, DocSettings, unknowns, pm)...)
+				res.Skipped = append(res.Skipped, immutableSkips(p.settings.node, DocPreviousSettings, prevUnknowns, eff)...)
+				res.Skipped = append(res.Skipped, switchSkips(p.settings.node, DocSettings, unknowns)...)
+				res.Skipped = append(res.Skipped, switchSkips(p.settings.node, DocPreviousSettings, prevUnknowns)...)
 			}
 			(&immutableWalk{out: &res.Problems}).walk(p.settings.node, eff, true, pm, false, nil)
 			(&switchWalk{out: &res.Switches}).walk(p.settings.node, eff, pm, nil)
