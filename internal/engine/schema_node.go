@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
 
 	"github.com/google/cel-go/cel"
 )
@@ -314,4 +315,27 @@ func (n *schemaNode) element(i int) *schemaNode {
 		return n.additionalItems
 	}
 	return n.items
+}
+
+// schemaMap returns v as a schema node, or nil.
+func schemaMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+var patternCache sync.Map // string -> *regexp.Regexp (nil stored as a typed nil when invalid)
+
+// compilePattern compiles a patternProperties key once per process. An
+// invalid pattern (the schema compiler reports it) matches nothing here.
+func compilePattern(p string) *regexp.Regexp {
+	if v, ok := patternCache.Load(p); ok {
+		re, _ := v.(*regexp.Regexp)
+		return re
+	}
+	re, err := regexp.Compile(p)
+	if err != nil {
+		re = nil
+	}
+	patternCache.Store(p, re)
+	return re
 }
