@@ -71,8 +71,10 @@ func compileRules(file string, tree map[string]any) (*schemaNode, error) {
 }
 
 // branchSelector extracts what a oneOf/anyOf branch demands of an object:
-// its required keys and the enums of its properties.
-func branchSelector(bs map[string]any) ([]string, map[string][]any) {
+// its required keys and the enums of its properties, by property name, each
+// enum as CEL views (an enum value outside the JSON data model is left
+// out: it matches nothing).
+func branchSelector(bs map[string]any) ([]string, []branchEnum) {
 	var req []string
 	if r, ok := bs["required"].([]any); ok {
 		for _, e := range r {
@@ -81,15 +83,20 @@ func branchSelector(bs map[string]any) ([]string, map[string][]any) {
 			}
 		}
 	}
-	var enums map[string][]any
+	var enums []branchEnum
 	if props := schemaMap(bs["properties"]); props != nil {
-		for k, p := range props {
-			if e, ok := schemaMap(p)["enum"].([]any); ok {
-				if enums == nil {
-					enums = map[string][]any{}
-				}
-				enums[k] = e
+		for _, k := range sortedKeys(props) {
+			e, ok := schemaMap(props[k])["enum"].([]any)
+			if !ok {
+				continue
 			}
+			be := branchEnum{key: k}
+			for _, v := range e {
+				if nv, err := normalize(v); err == nil {
+					be.values = append(be.values, celView(nv))
+				}
+			}
+			enums = append(enums, be)
 		}
 	}
 	return req, enums

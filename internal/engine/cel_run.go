@@ -211,14 +211,14 @@ func (b *branchNode) selects(v any) bool {
 			return false
 		}
 	}
-	for k, enum := range b.enums {
-		val, has := m[k]
+	for _, e := range b.enums {
+		val, has := m[e.key]
 		if !has {
 			continue
 		}
 		found := false
-		for _, e := range enum {
-			if en, err := normalize(e); err == nil && valuesEqual(celView(en), val) {
+		for _, ev := range e.values {
+			if valuesEqual(ev, val) {
 				found = true
 				break
 			}

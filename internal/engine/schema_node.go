@@ -82,8 +82,14 @@ type patternNode struct {
 type branchNode struct {
 	always   bool
 	required []string
-	enums    map[string][]any // property -> enum of the branch
+	enums    []branchEnum // the enums of the branch's properties, by property name
 	node     *schemaNode
+}
+
+// branchEnum is the enum a branch gives one property, as CEL views.
+type branchEnum struct {
+	key    string
+	values []any
 }
 
 // buildSchemaNode parses a prepared tree into its schemaNode and compiles

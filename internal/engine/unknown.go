@@ -324,9 +324,9 @@ func (b *branchNode) unknownSelector(v any, path Path) (Path, bool) {
 	if !ok || b.always {
 		return nil, false
 	}
-	for _, k := range sortedKeys(b.enums) {
-		if _, unk := m[k].(Unknown); unk {
-			return path.Key(k), true
+	for _, e := range b.enums {
+		if _, unk := m[e.key].(Unknown); unk {
+			return path.Key(e.key), true
 		}
 	}
 	return nil, false
