@@ -115,6 +115,9 @@ func buildSchemaNode(file string, tree map[string]any) (*schemaNode, error) {
 type ruleCompiler struct {
 	file string
 	env  *cel.Env
+	// noRules builds nodes without compiling their rules: below
+	// additionalItems, whose rules the engine neither compiles nor runs.
+	noRules bool
 }
 
 func (c *ruleCompiler) errorf(schemaPath, format string, args ...any) error {
@@ -130,7 +133,7 @@ func (c *ruleCompiler) node(s map[string]any, sp string, depth int) (*schemaNode
 		return nil, c.errorf(sp, "schema is nested deeper than %d levels", maxValueDepth)
 	}
 	n := &schemaNode{raw: s}
-	if raw, ok := s[extValidations]; ok {
+	if raw, ok := s[extValidations]; ok && !c.noRules {
 		rules, err := c.rules(raw, sp+"/"+extValidations)
 		if err != nil {
 			return nil, err
@@ -176,10 +179,13 @@ func (c *ruleCompiler) node(s map[string]any, sp string, depth int) (*schemaNode
 			n.tuple[i] = child
 			n.hasRules = n.hasRules || child.ruled()
 		}
-		// additionalItems only governs elements past a tuple; its rules
-		// are not run (they were never compiled into the rule tree).
+		// additionalItems only governs elements past a tuple. Its rules
+		// are neither compiled nor run: the CEL passes follow items and
+		// tuple entries only.
 		if ai := schemaMap(s["additionalItems"]); ai != nil {
-			child, err := c.node(ai, sp+"/additionalItems", depth+1)
+			nr := *c
+			nr.noRules = true
+			child, err := nr.node(ai, sp+"/additionalItems", depth+1)
 			if err != nil {
 				return nil, err
 			}
