@@ -58,18 +58,6 @@ var celEnv = sync.OnceValues(func() (*cel.Env, error) {
 	)
 })
 
-// compileRules compiles every x-deckhouse-validations rule of a prepared tree
-// into the schemaNode of the tree. It returns (nil, nil) when the tree has no
-// rules, and a *SchemaError naming the file, the rule's schema path and the
-// expression for the first rule that does not compile.
-func compileRules(file string, tree map[string]any) (*schemaNode, error) {
-	n, err := buildSchemaNode(file, tree)
-	if err != nil || !n.hasRules {
-		return nil, err
-	}
-	return n, nil
-}
-
 // branchSelector extracts what a oneOf/anyOf branch demands of an object:
 // its required keys and the enums of its properties, by property name, each
 // enum as CEL views (an enum value outside the JSON data model is left
@@ -102,7 +90,7 @@ func branchSelector(bs map[string]any) ([]string, []branchEnum) {
 	return req, enums
 }
 
-func (c *ruleCompiler) rules(raw any, sp string) ([]*celRule, error) {
+func (c *nodeBuilder) rules(raw any, sp string) ([]*celRule, error) {
 	list, ok := raw.([]any)
 	if !ok {
 		return nil, c.errorf(sp, "x-deckhouse-validations must be a list of {expression, message}, got %s", jsonTypeName(raw))

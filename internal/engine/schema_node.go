@@ -101,7 +101,7 @@ func buildSchemaNode(file string, tree map[string]any) (*schemaNode, error) {
 	if err != nil {
 		return nil, &SchemaError{File: file, Message: "creating the CEL environment: " + err.Error()}
 	}
-	c := &ruleCompiler{file: file, env: env}
+	c := &nodeBuilder{file: file, env: env}
 	n, err := c.node(tree, "", 0)
 	if err != nil {
 		return nil, err
@@ -112,7 +112,9 @@ func buildSchemaNode(file string, tree map[string]any) (*schemaNode, error) {
 	return n, nil
 }
 
-type ruleCompiler struct {
+// nodeBuilder builds the nodes of one schema file, compiling their rules in
+// the file's CEL environment.
+type nodeBuilder struct {
 	file string
 	env  *cel.Env
 	// noRules builds nodes without compiling their rules: below
@@ -120,12 +122,12 @@ type ruleCompiler struct {
 	noRules bool
 }
 
-func (c *ruleCompiler) errorf(schemaPath, format string, args ...any) error {
+func (c *nodeBuilder) errorf(schemaPath, format string, args ...any) error {
 	return &SchemaError{File: c.file, SchemaPath: schemaPath, Message: fmt.Sprintf(format, args...)}
 }
 
 // node builds the node of schema s found at schema path sp; nil for a nil s.
-func (c *ruleCompiler) node(s map[string]any, sp string, depth int) (*schemaNode, error) {
+func (c *nodeBuilder) node(s map[string]any, sp string, depth int) (*schemaNode, error) {
 	if s == nil {
 		return nil, nil
 	}

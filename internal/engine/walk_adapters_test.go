@@ -16,6 +16,16 @@ func nodeOf(tree map[string]any) *schemaNode {
 	return n
 }
 
+// compileRules builds the node of a raw tree for its CEL rules: nil when the
+// tree has none.
+func compileRules(file string, tree map[string]any) (*schemaNode, error) {
+	n, err := buildSchemaNode(file, tree)
+	if err != nil || !n.hasRules {
+		return nil, err
+	}
+	return n, nil
+}
+
 func checkImmutable(s map[string]any, n any, nHas bool, o any, frozen bool, path Path, _ int, out *[]*Problem) {
 	(&immutableWalk{out: out}).walk(nodeOf(s), n, nHas, o, frozen, path)
 }
