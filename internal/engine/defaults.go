@@ -18,51 +18,43 @@ package engine
 // object is deep-merged over its property's object default, and defaults
 // are applied inside every object the document itself holds.
 
-// effectiveWithDefaults returns defaults(schema) ⊕ doc as a new document;
-// doc is not changed and shares nothing with the result.
-func effectiveWithDefaults(schema map[string]any, doc map[string]any) map[string]any {
-	out, _ := withDefaults(schema, doc, 0).(map[string]any)
+// applyDefaults returns defaults(n) ⊕ doc as a new document; doc is not
+// changed and shares nothing with the result.
+func applyDefaults(n *schemaNode, doc map[string]any) map[string]any {
+	out, _ := n.withDefaults(doc, 0).(map[string]any)
 	return out
 }
 
-// withDefaults returns a copy of v with the defaults of schema s applied.
-func withDefaults(s map[string]any, v any, depth int) any {
-	if s == nil || depth > maxValueDepth {
+// withDefaults returns a copy of v with the defaults of node n applied.
+func (n *schemaNode) withDefaults(v any, depth int) any {
+	if n == nil || depth > maxValueDepth {
 		return deepCopy(v)
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		props := schemaMap(s["properties"])
-		out := make(map[string]any, len(x)+len(props))
+		out := make(map[string]any, len(x)+len(n.props))
 		for k, e := range x {
 			if e == nil {
 				out[k] = nil
 				continue
 			}
-			out[k] = withDefaults(entrySchema(s, k), e, depth+1)
+			out[k] = n.entry(k).withDefaults(e, depth+1)
 		}
-		for k, pv := range props {
-			ps := schemaMap(pv)
-			if ps == nil {
-				continue
-			}
-			d := ps["default"]
-			if d == nil {
-				continue // no default, or `default: null`, which DP treats as none
-			}
+		for _, k := range n.defaultProps {
+			ps := n.props[k]
 			cur, present := out[k]
 			if present {
 				// A present object is merged over an object default.
 				if cm, ok := cur.(map[string]any); ok {
-					if dm, ok := d.(map[string]any); ok {
-						if dd, ok := withDefaults(ps, dm, depth+1).(map[string]any); ok {
+					if dm, ok := ps.def.(map[string]any); ok {
+						if dd, ok := ps.withDefaults(dm, depth+1).(map[string]any); ok {
 							mergeUnder(cm, dd)
 						}
 					}
 				}
 				continue
 			}
-			out[k] = withDefaults(ps, d, depth+1)
+			out[k] = ps.withDefaults(ps.def, depth+1)
 		}
 		return out
 	case []any:
@@ -71,15 +63,15 @@ func withDefaults(s map[string]any, v any, depth int) any {
 			if e == nil {
 				continue
 			}
-			out[i] = withDefaults(itemSchema(s, i), e, depth+1)
+			out[i] = n.element(i).withDefaults(e, depth+1)
 		}
 		return out
 	}
-	n, err := normalize(v)
+	nv, err := normalize(v)
 	if err != nil {
 		return nil
 	}
-	return n
+	return nv
 }
 
 // mergeUnder fills dst with the keys of base it lacks, recursing into
@@ -98,4 +90,23 @@ func mergeUnder(dst, base map[string]any) {
 			}
 		}
 	}
+}
+
+// assembleValues computes sources 4 and 5 of DP's values on top of the
+// effective settings: the defaults of the values schema (node values) for
+// fields still unset, then the hook values deep-merged over the result.
+// Without a values schema the result is the effective settings plus the
+// hook values.
+func assembleValues(values *schemaNode, effective map[string]any, hook map[string]any) map[string]any {
+	var out any
+	if values != nil {
+		out = applyDefaults(values, effective)
+	} else {
+		out = deepCopy(effective)
+	}
+	if hook != nil {
+		out = deepMerge(out, hook)
+	}
+	m, _ := out.(map[string]any)
+	return m
 }

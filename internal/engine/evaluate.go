@@ -80,12 +80,12 @@ func (p *Package) Evaluate(req Request) (res *Result) {
 	// Grant defaults sit between schema defaults and user values: injecting
 	// them after the merge, only where the user left the field missing or
 	// empty, gives the same result as merging the three sources in order.
-	eff := effectiveWithDefaults(p.settings.tree, user)
+	eff := applyDefaults(p.settings.node, user)
 	var grantProblems []*Problem
-	applyGrants(p.settings.tree, eff, user, req.Catalog, nil, 0, &grantProblems)
+	(&grantWalk{cat: req.Catalog, out: &grantProblems}).walk(p.settings.node, eff, user, nil)
 	res.Problems = append(res.Problems, grantProblems...)
 	if partial {
-		res.Skipped = append(res.Skipped, grantSkips(p.settings.tree, unknowns, req.Catalog)...)
+		res.Skipped = append(res.Skipped, grantSkips(p.settings.node, unknowns, req.Catalog)...)
 	}
 	res.Effective = eff
 
@@ -101,13 +101,13 @@ func (p *Package) Evaluate(req Request) (res *Result) {
 			if p.settings.rules != nil {
 				runRulesPartial(p.settings.rules, DocSettings, celWithOldSelf, userCEL, prev, true, nil, nil, root, &res.Skipped)
 			}
-			res.Skipped = append(res.Skipped, immutableSkips(p.settings.tree, DocPreviousSettings, root, eff)...)
-			res.Skipped = append(res.Skipped, switchSkips(p.settings.tree, DocPreviousSettings, root)...)
+			res.Skipped = append(res.Skipped, immutableSkips(p.settings.node, DocPreviousSettings, root, eff)...)
+			res.Skipped = append(res.Skipped, switchSkips(p.settings.node, DocPreviousSettings, root)...)
 		case !isMap:
 			res.Problems = append(res.Problems, &Problem{Document: DocPreviousSettings, Kind: KindType, Message: "previous settings must be an object", Rule: "type"})
 		default:
 			if req.PreviousIsRaw {
-				pm = effectiveWithDefaults(p.settings.tree, pm)
+				pm = applyDefaults(p.settings.node, pm)
 			}
 			var prevUnknowns unknownSet
 			if prevPartial {
@@ -117,13 +117,13 @@ func (p *Package) Evaluate(req Request) (res *Result) {
 				res.Problems = append(res.Problems, runRulesPartial(p.settings.rules, DocSettings, celWithOldSelf, userCEL, celView(pm), true, schemaProblems, unknowns, prevUnknowns, &res.Skipped)...)
 			}
 			if partial || prevPartial {
-				res.Skipped = append(res.Skipped, immutableSkips(p.settings.tree, DocSettings, unknowns, pm)...)
-				res.Skipped = append(res.Skipped, immutableSkips(p.settings.tree, DocPreviousSettings, prevUnknowns, eff)...)
-				res.Skipped = append(res.Skipped, switchSkips(p.settings.tree, DocSettings, unknowns)...)
-				res.Skipped = append(res.Skipped, switchSkips(p.settings.tree, DocPreviousSettings, prevUnknowns)...)
+				res.Skipped = append(res.Skipped, immutableSkips(p.settings.node, DocSettings, unknowns, pm)...)
+				res.Skipped = append(res.Skipped, immutableSkips(p.settings.node, DocPreviousSettings, prevUnknowns, eff)...)
+				res.Skipped = append(res.Skipped, switchSkips(p.settings.node, DocSettings, unknowns)...)
+				res.Skipped = append(res.Skipped, switchSkips(p.settings.node, DocPreviousSettings, prevUnknowns)...)
 			}
-			checkImmutable(p.settings.tree, eff, true, pm, false, nil, 0, &res.Problems)
-			detectSwitches(p.settings.tree, eff, pm, nil, 0, &res.Switches)
+			(&immutableWalk{out: &res.Problems}).walk(p.settings.node, eff, true, pm, false, nil)
+			(&switchWalk{out: &res.Switches}).walk(p.settings.node, eff, pm, nil)
 			for _, sw := range res.Switches {
 				if sw.Impact == ImpactDestructive && !req.AllowDestructiveSwitch {
 					res.Problems = append(res.Problems, switchProblem(sw))
@@ -147,11 +147,11 @@ func (p *Package) Evaluate(req Request) (res *Result) {
 			hook = hm
 		}
 	}
-	var valuesTree map[string]any
+	var valuesNode *schemaNode
 	if p.values != nil {
-		valuesTree = p.values.tree
+		valuesNode = p.values.node
 	}
-	res.Values = buildValues(valuesTree, eff, hook)
+	res.Values = assembleValues(valuesNode, eff, hook)
 	if hook != nil && p.values != nil {
 		var valuesUnknowns unknownSet
 		if partial {
@@ -229,7 +229,7 @@ func (p *Package) panicProblem(doc Document, r any) *Problem {
 
 // runRules runs one pass of CEL rules over a document; schemaProblems are
 // the document's schema problems (see celRun.invalid).
-func runRules(n *ruleNode, doc Document, mode celMode, self, old any, hasOld bool, schemaProblems []*Problem) []*Problem {
+func runRules(n *schemaNode, doc Document, mode celMode, self, old any, hasOld bool, schemaProblems []*Problem) []*Problem {
 	r, cancel := newCELRun(doc, mode)
 	defer cancel()
 	for _, p := range schemaProblems {

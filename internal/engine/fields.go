@@ -16,22 +16,30 @@ import (
 // call, so callers may change it freely.
 func (p *Package) Fields() []Field {
 	var out []Field
-	collectFields(p.settings.tree, p.settings.keys, nil, 0, &out)
+	(&fieldsWalk{keys: p.settings.keys, out: &out}).walk(p.settings.node, nil)
 	return out
 }
 
-func collectFields(s map[string]any, keys func(map[string]any) []string, path Path, depth int, out *[]Field) {
-	if s == nil || depth > maxValueDepth {
+// fieldsWalk lists the fields of a schema; keys gives the keys of a map of
+// the prepared tree in source order.
+type fieldsWalk struct {
+	keys func(map[string]any) []string
+	out  *[]Field
+}
+
+// walk appends the fields below node s, whose own field is at path.
+func (w *fieldsWalk) walk(s *schemaNode, path Path) {
+	if s == nil || len(path) > maxValueDepth {
 		return
 	}
-	if props := schemaMap(s["properties"]); props != nil {
+	if props := schemaMap(s.raw["properties"]); props != nil {
 		type entry struct {
 			name  string
 			order int
 			has   bool
 		}
 		entries := make([]entry, 0, len(props))
-		for _, k := range keys(props) {
+		for _, k := range w.keys(props) {
 			o, has := intOf(schemaMap(props[k])["x-deckhouse-ui-order"])
 			entries = append(entries, entry{k, o, has})
 		}
@@ -46,31 +54,34 @@ func collectFields(s map[string]any, keys func(map[string]any) []string, path Pa
 			return false
 		})
 		for _, e := range entries {
-			ps := schemaMap(props[e.name])
+			ps := s.props[e.name]
 			if ps == nil {
 				continue
 			}
 			fp := path.Key(e.name)
-			*out = append(*out, fieldOf(ps, fp))
-			collectFields(ps, keys, fp, depth+1, out)
+			*w.out = append(*w.out, fieldOf(ps, fp))
+			w.walk(ps, fp)
 		}
 	}
-	if it := schemaMap(s["items"]); it != nil {
-		collectFields(it, keys, path.Index(-1), depth+1, out)
+	if s.items != nil {
+		w.walk(s.items, path.Index(-1))
 	}
-	if ap := schemaMap(s["additionalProperties"]); ap != nil {
+	if s.additional != nil {
 		fp := path.Key("*")
-		*out = append(*out, fieldOf(ap, fp))
-		collectFields(ap, keys, fp, depth+1, out)
+		*w.out = append(*w.out, fieldOf(s.additional, fp))
+		w.walk(s.additional, fp)
 	}
 }
 
-func fieldOf(s map[string]any, path Path) Field {
+// fieldOf returns the field of node n at path; nothing of it is shared with
+// the compiled schema.
+func fieldOf(n *schemaNode, path Path) Field {
+	s := n.raw
 	f := Field{Path: path}
 	f.Type, _ = s["type"].(string)
 	f.Description, _ = s["description"].(string)
-	if d := s["default"]; d != nil { // `default: null` is no default
-		if c, err := normalize(d); err == nil {
+	if n.hasDefault { // `default: null` is no default
+		if c, err := normalize(n.def); err == nil {
 			f.Default, f.HasDefault = c, true
 		}
 	}
@@ -80,7 +91,7 @@ func fieldOf(s map[string]any, path Path) Field {
 	f.UIGroup, _ = s["x-deckhouse-ui-group"].(string)
 	f.UIAdvanced, _ = s["x-deckhouse-ui-advanced"].(bool)
 	f.UIValidationMessage, _ = s["x-deckhouse-ui-validation-message"].(string)
-	if rn := schemaMap(s["x-deckhouse-ui-resource-name"]); rn != nil {
+	if rn := schemaMap(s[extResourceName]); rn != nil {
 		ref := &ResourceRef{}
 		ref.APIVersion, _ = rn["apiVersion"].(string)
 		ref.Kind, _ = rn["kind"].(string)
@@ -91,8 +102,8 @@ func fieldOf(s map[string]any, path Path) Field {
 		}
 		f.ResourceName = ref
 	}
-	f.GrantableResource, _ = s[extGrantable].(string)
-	f.Immutable, _ = s[extImmutable].(bool)
+	f.GrantableResource = n.grantable
+	f.Immutable = n.immutable
 	return f
 }
 
@@ -113,4 +124,27 @@ func intOf(v any) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// ResourceRef is the value of x-deckhouse-ui-resource-name.
+type ResourceRef struct {
+	APIVersion    string
+	Kind          string
+	LabelSelector map[string]any // a metav1.LabelSelector in JSON form, nil when absent
+}
+
+// Field is the form metadata of one settings field.
+type Field struct {
+	Path                Path
+	Type                string // schema type ("" when type-less)
+	Description         string
+	Default             any
+	HasDefault          bool
+	UIOrder             *int
+	UIGroup             string
+	UIAdvanced          bool
+	UIValidationMessage string
+	ResourceName        *ResourceRef
+	GrantableResource   string // x-deckhouse-grantable-resource ("" when unbound)
+	Immutable           bool
 }

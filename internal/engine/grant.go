@@ -18,32 +18,36 @@ import (
 
 const extGrantable = "x-deckhouse-grantable-resource"
 
-// applyGrants walks the schema over the effective settings eff (changed in
-// place) and the raw user settings raw, injecting project defaults and
-// returning a problem for every unavailable user value.
-func applyGrants(s map[string]any, eff, raw any, cat Catalog, path Path, depth int, out *[]*Problem) {
-	if s == nil || depth > maxValueDepth {
+// grantWalk injects project defaults into the effective settings and
+// checks the values the user gave against the project's catalog.
+type grantWalk struct {
+	cat Catalog
+	out *[]*Problem // a problem for every unavailable user value
+}
+
+// walk follows node n over the effective settings eff (changed in place)
+// and the raw user settings raw at path.
+func (w *grantWalk) walk(n *schemaNode, eff, raw any, path Path) {
+	if n == nil || len(path) > maxValueDepth {
 		return
 	}
 	switch x := eff.(type) {
 	case map[string]any:
 		rm, _ := raw.(map[string]any)
 		for k := range x {
-			ps := entrySchema(s, k)
+			ps := n.entry(k)
 			if ps == nil {
 				continue
 			}
-			applyGrantField(ps, x, k, rm, cat, path.Key(k), depth, out)
+			w.field(ps, x, k, rm, path.Key(k))
 		}
 		// Bound fields missing from the effective settings: inject.
-		if props := schemaMap(s["properties"]); props != nil {
-			for k, pv := range props {
-				if _, has := x[k]; has {
-					continue
-				}
-				if ps := schemaMap(pv); ps != nil {
-					applyGrantField(ps, x, k, rm, cat, path.Key(k), depth, out)
-				}
+		for _, k := range n.propNames {
+			if _, has := x[k]; has {
+				continue
+			}
+			if ps := n.props[k]; ps != nil {
+				w.field(ps, x, k, rm, path.Key(k))
 			}
 		}
 	case []any:
@@ -53,24 +57,25 @@ func applyGrants(s map[string]any, eff, raw any, cat Catalog, path Path, depth i
 			if i < len(rl) {
 				re = rl[i]
 			}
-			applyGrants(itemSchema(s, i), e, re, cat, path.Index(i), depth+1, out)
+			w.walk(n.element(i), e, re, path.Index(i))
 		}
 	}
 }
 
-func applyGrantField(ps map[string]any, parent map[string]any, k string, raw map[string]any, cat Catalog, path Path, depth int, out *[]*Problem) {
-	name, bound := ps[extGrantable].(string)
-	if !bound || name == "" {
+// field handles key k of the object parent, governed by node ps.
+func (w *grantWalk) field(ps *schemaNode, parent map[string]any, k string, raw map[string]any, path Path) {
+	name := ps.grantable
+	if name == "" {
 		if v, has := parent[k]; has {
 			var rv any
 			if raw != nil {
 				rv = raw[k]
 			}
-			applyGrants(ps, v, rv, cat, path, depth+1, out)
+			w.walk(ps, v, rv, path)
 		}
 		return
 	}
-	c, ok := cat[name]
+	c, ok := w.cat[name]
 	if !ok || c.Default == "" {
 		return
 	}
@@ -89,7 +94,7 @@ func applyGrantField(ps map[string]any, parent map[string]any, k string, raw map
 		}
 	}
 	avail := c.Available
-	*out = append(*out, &Problem{
+	*w.out = append(*w.out, &Problem{
 		Document: DocSettings,
 		Path:     path,
 		Kind:     KindGrant,

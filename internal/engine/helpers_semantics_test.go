@@ -39,7 +39,7 @@ func yamlValue(t testing.TB, src string) any {
 }
 
 // mustRules compiles the rules of a schema given as YAML.
-func mustRules(t testing.TB, schema string) *ruleNode {
+func mustRules(t testing.TB, schema string) *schemaNode {
 	t.Helper()
 	n, err := compileRules("openapi/settings.yaml", yamlTree(t, schema))
 	if err != nil {

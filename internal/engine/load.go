@@ -257,11 +257,15 @@ func prepareDoc(file string, resolved map[string]any, order keyOrder) (*schemaDo
 	if err != nil {
 		return nil, err
 	}
-	rules, err := compileRules(file, tree)
+	node, err := buildSchemaNode(file, tree)
 	if err != nil {
 		return nil, err
 	}
-	return &schemaDoc{file: file, tree: tree, compiled: compiled, rules: rules, order: order}, nil
+	d := &schemaDoc{file: file, tree: tree, compiled: compiled, node: node, order: order}
+	if node.hasRules {
+		d.rules = node
+	}
+	return d, nil
 }
 
 func boolByte(b bool) []byte {

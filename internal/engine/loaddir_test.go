@@ -120,7 +120,7 @@ func TestEvaluate_PanicIsAProblemNamingThePackage(t *testing.T) {
 		t.Fatal(err)
 	}
 	broken := *p
-	bug := &ruleNode{rules: []*celRule{nil}} // a nil rule: a bug's shape
+	bug := &schemaNode{rules: []*celRule{nil}} // a nil rule: a bug's shape
 	broken.settings = &schemaDoc{rules: bug}
 	broken.values = &schemaDoc{rules: bug}
 	res := broken.Evaluate(Request{Settings: map[string]any{"a": "SECRET"}, Catalog: Catalog{"x": {}}})

@@ -41,7 +41,8 @@ type schemaDoc struct {
 	file     string             // file name for messages
 	tree     map[string]any     // prepared: $ref resolved, x-extend merged, objects closed
 	compiled *jsonschema.Schema // draft-4 + nullable, DP's formats
-	rules    *ruleNode          // compiled CEL rules mirroring tree; nil when the schema has none
+	node     *schemaNode        // tree parsed once for the walkers, with its CEL rules compiled
+	rules    *schemaNode        // node when the schema has CEL rules, else nil
 	order    keyOrder           // source order of the keys of every map of tree (read-only)
 }
 

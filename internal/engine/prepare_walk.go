@@ -1,6 +1,11 @@
 package engine
 
-import "strconv"
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
 
 // Schema keywords whose values are sub-schemas, by shape. Everything else
 // (default, enum, example, x-* extensions, ...) is data.
@@ -107,4 +112,38 @@ func hasType(node map[string]any, want string) bool {
 		}
 	}
 	return false
+}
+
+// sortedKeys returns the keys of m in lexical order, so every walk (and so
+// every list of problems before the final sort) is deterministic.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func escapePointer(s string) string {
+	s = strings.ReplaceAll(s, "~", "~0")
+	return strings.ReplaceAll(s, "/", "~1")
+}
+
+func jsonTypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case float64, int64, int:
+		return "a number"
+	}
+	return fmt.Sprintf("%T", v)
 }

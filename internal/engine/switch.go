@@ -16,10 +16,43 @@ type switchItem struct {
 	messages map[string]string
 }
 
-// detectSwitches walks the schema over the new (n) and old (o) effective
-// settings and returns every switch.
-func detectSwitches(s map[string]any, n, o any, path Path, depth int, out *[]Switch) {
-	if s == nil || depth > maxValueDepth {
+// switchBranch is one oneOf branch with enum switch settings: its
+// discriminator (key), the discriminator's enum as strings, and the items.
+type switchBranch struct {
+	key   string
+	enum  []string
+	items []switchItem
+}
+
+// switchBranches parses the oneOf branches of schema s that carry switch
+// items and constrain a discriminator.
+func switchBranches(s map[string]any) []switchBranch {
+	branches, _ := s["oneOf"].([]any)
+	var out []switchBranch
+	for _, b := range branches {
+		bs := schemaMap(b)
+		items := parseSwitchItems(bs[extEnumSwitch])
+		if len(items) == 0 {
+			continue
+		}
+		key, enum := branchDiscriminator(bs)
+		if key == "" {
+			continue
+		}
+		out = append(out, switchBranch{key: key, enum: enum, items: items})
+	}
+	return out
+}
+
+// switchWalk detects the enum switches between the new and the old
+// effective settings.
+type switchWalk struct {
+	out *[]Switch
+}
+
+// walk follows node s over the new (n) and old (o) values at path.
+func (w *switchWalk) walk(s *schemaNode, n, o any, path Path) {
+	if s == nil || len(path) > maxValueDepth {
 		return
 	}
 	switch nx := n.(type) {
@@ -28,17 +61,15 @@ func detectSwitches(s map[string]any, n, o any, path Path, depth int, out *[]Swi
 		if !ok {
 			return
 		}
-		if branches, ok := s["oneOf"].([]any); ok {
-			for _, b := range branches {
-				switchesOfBranch(schemaMap(b), nx, om, path, out)
-			}
+		for i := range s.switches {
+			w.branch(&s.switches[i], nx, om, path)
 		}
 		for _, k := range sortedKeys(nx) {
 			ov, has := om[k]
 			if !has {
 				continue
 			}
-			detectSwitches(entrySchema(s, k), nx[k], ov, path.Key(k), depth+1, out)
+			w.walk(s.entry(k), nx[k], ov, path.Key(k))
 		}
 	case []any:
 		ol, ok := o.([]any)
@@ -47,34 +78,39 @@ func detectSwitches(s map[string]any, n, o any, path Path, depth int, out *[]Swi
 		}
 		for i := range nx {
 			if i < len(ol) {
-				detectSwitches(itemSchema(s, i), nx[i], ol[i], path.Index(i), depth+1, out)
+				w.walk(s.element(i), nx[i], ol[i], path.Index(i))
 			}
 		}
 	}
 }
 
-func switchesOfBranch(b map[string]any, n, o map[string]any, path Path, out *[]Switch) {
-	items := parseSwitchItems(b[extEnumSwitch])
-	if len(items) == 0 {
+func (w *switchWalk) branch(b *switchBranch, n, o map[string]any, path Path) {
+	from, ok := scalarString(o[b.key])
+	if !ok || !contains(b.enum, from) {
 		return
 	}
-	key, enum := branchDiscriminator(b)
-	if key == "" {
-		return
-	}
-	from, ok := scalarString(o[key])
-	if !ok || !contains(enum, from) {
-		return
-	}
-	to, ok := scalarString(n[key])
+	to, ok := scalarString(n[b.key])
 	if !ok || to == from {
 		return
 	}
-	for _, it := range items {
+	for _, it := range b.items {
 		if contains(it.to, to) {
-			*out = append(*out, Switch{Path: path.Key(key), From: from, To: to, Impact: it.impact, Messages: it.messages})
+			*w.out = append(*w.out, Switch{Path: path.Key(b.key), From: from, To: to, Impact: it.impact, Messages: copyMessages(it.messages)})
 		}
 	}
+}
+
+// copyMessages copies a switch item's messages, so a caller that changes
+// Switch.Messages does not change the compiled schema.
+func copyMessages(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }
 
 // branchDiscriminator returns the first property (in name order) the branch

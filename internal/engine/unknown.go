@@ -4,7 +4,7 @@ import (
 	"sort"
 )
 
-// Partial evaluation: documents holding Unknown values (see api.go).
+// Partial evaluation: documents holding Unknown values (see request.go).
 //
 // Every walker of the pipeline sees Unknown{} as an opaque value and leaves
 // it alone (no default fills it, no grant replaces it, no comparison is made
@@ -116,7 +116,7 @@ func (d *schemaDoc) validatePartial(doc Document, nv any, unknowns unknownSet, s
 	if d == nil || d.compiled == nil {
 		return nil
 	}
-	*skipped = append(*skipped, schemaSkips(d.tree, doc, unknowns)...)
+	*skipped = append(*skipped, schemaSkips(d.node, doc, unknowns)...)
 	subst := withoutUnknowns(nv)
 	err := d.compiled.Validate(subst)
 	if err == nil {
@@ -144,10 +144,10 @@ var assertingKeywords = []string{
 // schemaSkips lists the schema keywords not checked because of unknowns:
 // those of each unknown value's own schema, and the value-dependent ones of
 // the schemas of the objects and arrays containing it.
-func schemaSkips(tree map[string]any, doc Document, unknowns unknownSet) []Skipped {
+func schemaSkips(root *schemaNode, doc Document, unknowns unknownSet) []Skipped {
 	var out []Skipped
 	for _, u := range unknowns {
-		node := tree
+		node := root
 		for i := 0; i <= len(u) && node != nil; i++ {
 			here := u[:i]
 			kws := valueDependentKeywords
@@ -155,70 +155,58 @@ func schemaSkips(tree map[string]any, doc Document, unknowns unknownSet) []Skipp
 				kws = assertingKeywords
 			}
 			for _, kw := range kws {
-				if _, has := node[kw]; has {
+				if _, has := node.raw[kw]; has {
 					out = append(out, Skipped{Document: doc, Path: append(Path(nil), here...), Check: checkSchema, Rule: kw, Unknown: u})
 				}
 			}
 			if i < len(u) {
-				node = stepSchema(node, u[i])
+				node = node.step(u[i])
 			}
 		}
 	}
 	return out
 }
 
-// stepSchema returns the schema of one path segment below s.
-func stepSchema(s map[string]any, seg Segment) map[string]any {
-	if s == nil {
-		return nil
-	}
+// step returns the node of one path segment below n.
+func (n *schemaNode) step(seg Segment) *schemaNode {
 	if seg.IsIndex {
-		return itemSchema(s, seg.Index)
+		return n.element(seg.Index)
 	}
-	return entrySchema(s, seg.Key)
+	return n.entry(seg.Key)
 }
 
-// walkSchemaBelow calls fn for s and every schema below it through
-// properties (extending the path), and items and additionalProperties /
+// walkBelow calls fn for n and every node below it through properties
+// (extending the path), and items and additionalProperties /
 // patternProperties (keeping the path: the element is not known).
-func walkSchemaBelow(s map[string]any, p Path, depth int, fn func(s map[string]any, p Path)) {
-	if s == nil || depth > 64 {
+func (n *schemaNode) walkBelow(p Path, depth int, fn func(n *schemaNode, p Path)) {
+	if n == nil || depth > 64 {
 		return
 	}
-	fn(s, p)
-	if props := schemaMap(s["properties"]); props != nil {
-		for _, k := range sortedKeys(props) {
-			walkSchemaBelow(schemaMap(props[k]), p.Key(k), depth+1, fn)
-		}
+	fn(n, p)
+	for _, k := range n.propNames {
+		n.props[k].walkBelow(p.Key(k), depth+1, fn)
 	}
-	if it := schemaMap(s["items"]); it != nil {
-		walkSchemaBelow(it, p, depth+1, fn)
-	}
-	if ap := schemaMap(s["additionalProperties"]); ap != nil {
-		walkSchemaBelow(ap, p, depth+1, fn)
-	}
-	if pp := schemaMap(s["patternProperties"]); pp != nil {
-		for _, k := range sortedKeys(pp) {
-			walkSchemaBelow(schemaMap(pp[k]), p, depth+1, fn)
-		}
+	n.items.walkBelow(p, depth+1, fn)
+	n.additional.walkBelow(p, depth+1, fn)
+	for _, pn := range n.patterns {
+		pn.node.walkBelow(p, depth+1, fn)
 	}
 }
 
 // grantSkips lists the grantable fields at or below an unknown value of the
 // settings whose catalog would inject a default or check the value.
-func grantSkips(tree map[string]any, unknowns unknownSet, cat Catalog) []Skipped {
+func grantSkips(root *schemaNode, unknowns unknownSet, cat Catalog) []Skipped {
 	var out []Skipped
 	for _, u := range unknowns {
-		node := tree
+		node := root
 		for _, seg := range u {
-			node = stepSchema(node, seg)
+			node = node.step(seg)
 		}
-		walkSchemaBelow(node, u, 0, func(s map[string]any, p Path) {
-			name, bound := s[extGrantable].(string)
-			if !bound || name == "" {
+		node.walkBelow(u, 0, func(n *schemaNode, p Path) {
+			if n.grantable == "" {
 				return
 			}
-			if c, ok := cat[name]; ok && c.Default != "" {
+			if c, ok := cat[n.grantable]; ok && c.Default != "" {
 				out = append(out, Skipped{Document: DocSettings, Path: p, Check: checkGrant, Rule: extGrantable, Unknown: u})
 			}
 		})
@@ -229,22 +217,22 @@ func grantSkips(tree map[string]any, unknowns unknownSet, cat Catalog) []Skipped
 // immutableSkips lists, on update, the immutable values not compared
 // because the new value (in doc settings) or the previous value (in doc
 // previous_settings) is unknown while the other side has a value.
-func immutableSkips(tree map[string]any, doc Document, unknowns unknownSet, other any) []Skipped {
+func immutableSkips(root *schemaNode, doc Document, unknowns unknownSet, other any) []Skipped {
 	var out []Skipped
 	for _, u := range unknowns {
-		node, frozen := tree, false
+		node, frozen := root, false
 		o := other
 		for _, seg := range u {
-			if b, ok := node[extImmutable].(bool); ok && b {
+			if node != nil && node.immutable {
 				frozen = true
 			}
-			node = stepSchema(node, seg)
+			node = node.step(seg)
 			o = valueAt(o, seg)
 		}
 		if o == nil {
 			continue // the other side never had a value: nothing to compare
 		}
-		if frozen || containsImmutable(node, 0) {
+		if frozen || node.mayHoldImmutable() {
 			out = append(out, Skipped{Document: doc, Path: u, Check: checkImmutability, Rule: extImmutable, Unknown: u})
 		}
 	}
@@ -266,37 +254,33 @@ func valueAt(v any, seg Segment) any {
 
 // switchSkips lists, on update, the enum switches whose discriminator is
 // unknown or lies below an unknown value.
-func switchSkips(tree map[string]any, doc Document, unknowns unknownSet) []Skipped {
+func switchSkips(root *schemaNode, doc Document, unknowns unknownSet) []Skipped {
 	var out []Skipped
-	add := func(s map[string]any, p Path, u Path) {
-		branches, _ := s["oneOf"].([]any)
-		for _, b := range branches {
-			bs := schemaMap(b)
-			if len(parseSwitchItems(bs[extEnumSwitch])) == 0 {
-				continue
-			}
-			if key, _ := branchDiscriminator(bs); key != "" {
-				if d := p.Key(key); hasPrefix(d, u) {
-					out = append(out, Skipped{Document: doc, Path: d, Check: checkEnumSwitch, Rule: extEnumSwitch, Unknown: u})
-				}
+	add := func(n *schemaNode, p Path, u Path) {
+		if n == nil {
+			return
+		}
+		for _, b := range n.switches {
+			if d := p.Key(b.key); hasPrefix(d, u) {
+				out = append(out, Skipped{Document: doc, Path: d, Check: checkEnumSwitch, Rule: extEnumSwitch, Unknown: u})
 			}
 		}
 	}
 	for _, u := range unknowns {
-		node := tree
+		node := root
 		for i, seg := range u {
 			add(node, u[:i], u) // the discriminator of an ancestor may be the unknown
-			node = stepSchema(node, seg)
+			node = node.step(seg)
 		}
-		walkSchemaBelow(node, u, 0, func(s map[string]any, p Path) { add(s, p, u) })
+		node.walkBelow(u, 0, func(n *schemaNode, p Path) { add(n, p, u) })
 	}
 	return out
 }
 
 // skipRules lists every rule of n and below (of the pass's mode) as skipped
 // because of the unknown value u.
-func (n *ruleNode) skipRules(r *celRun, path Path, u Path, depth int) {
-	if n == nil || depth > maxValueDepth {
+func (n *schemaNode) skipRules(r *celRun, path Path, u Path, depth int) {
+	if !n.ruled() || depth > maxValueDepth {
 		return
 	}
 	for _, rule := range n.rules {
@@ -304,7 +288,7 @@ func (n *ruleNode) skipRules(r *celRun, path Path, u Path, depth int) {
 			r.skip(rule, path, u)
 		}
 	}
-	for _, k := range sortedKeys(n.props) {
+	for _, k := range n.ruleProps {
 		n.props[k].skipRules(r, path.Key(k), u, depth+1)
 	}
 	n.items.skipRules(r, path, u, depth+1)
@@ -340,9 +324,9 @@ func (b *branchNode) unknownSelector(v any, path Path) (Path, bool) {
 	if !ok || b.always {
 		return nil, false
 	}
-	for _, k := range sortedKeys(b.enums) {
-		if _, unk := m[k].(Unknown); unk {
-			return path.Key(k), true
+	for _, e := range b.enums {
+		if _, unk := m[e.key].(Unknown); unk {
+			return path.Key(e.key), true
 		}
 	}
 	return nil, false
@@ -352,7 +336,7 @@ func (b *branchNode) unknownSelector(v any, path Path) (Path, bool) {
 // true when the node and everything below were skipped (the value or the
 // old value is unknown), else it skips the rules of the node whose self or
 // oldSelf contains an unknown and returns the rules still to evaluate.
-func (r *celRun) skippedUnknown(n *ruleNode, v, old any, path Path) ([]*celRule, bool) {
+func (r *celRun) skippedUnknown(n *schemaNode, v, old any, path Path) ([]*celRule, bool) {
 	_, vu := v.(Unknown)
 	_, ou := old.(Unknown)
 	if vu || ou {
@@ -377,7 +361,7 @@ func (r *celRun) skippedUnknown(n *ruleNode, v, old any, path Path) ([]*celRule,
 // runRulesPartial is runRules over documents holding Unknown values (their
 // paths in unknowns for self, oldUnknowns for oldSelf); rules not run are
 // appended to skipped.
-func runRulesPartial(n *ruleNode, doc Document, mode celMode, self, old any, hasOld bool, schemaProblems []*Problem, unknowns, oldUnknowns unknownSet, skipped *[]Skipped) []*Problem {
+func runRulesPartial(n *schemaNode, doc Document, mode celMode, self, old any, hasOld bool, schemaProblems []*Problem, unknowns, oldUnknowns unknownSet, skipped *[]Skipped) []*Problem {
 	r, cancel := newCELRun(doc, mode)
 	defer cancel()
 	if len(unknowns) > 0 || len(oldUnknowns) > 0 {
@@ -397,22 +381,22 @@ func runRulesPartial(n *ruleNode, doc Document, mode celMode, self, old any, has
 // whole: nothing can be checked or computed, every check is listed.
 func (p *Package) evaluateUnknownSettings(req Request, res *Result) {
 	root := unknownSet{Path{}}
-	res.Skipped = append(res.Skipped, schemaSkips(p.settings.tree, DocSettings, root)...)
+	res.Skipped = append(res.Skipped, schemaSkips(p.settings.node, DocSettings, root)...)
 	if p.settings.rules != nil {
 		runRulesPartial(p.settings.rules, DocSettings, celWithoutOldSelf, Unknown{}, nil, false, nil, root, nil, &res.Skipped)
 	}
-	res.Skipped = append(res.Skipped, grantSkips(p.settings.tree, root, req.Catalog)...)
+	res.Skipped = append(res.Skipped, grantSkips(p.settings.node, root, req.Catalog)...)
 	if req.HasPrevious {
 		if prev, err := normalize(req.Previous); err == nil {
 			if p.settings.rules != nil {
 				runRulesPartial(p.settings.rules, DocSettings, celWithOldSelf, Unknown{}, prev, true, nil, root, nil, &res.Skipped)
 			}
-			res.Skipped = append(res.Skipped, immutableSkips(p.settings.tree, DocSettings, root, prev)...)
-			res.Skipped = append(res.Skipped, switchSkips(p.settings.tree, DocSettings, root)...)
+			res.Skipped = append(res.Skipped, immutableSkips(p.settings.node, DocSettings, root, prev)...)
+			res.Skipped = append(res.Skipped, switchSkips(p.settings.node, DocSettings, root)...)
 		}
 	}
 	if req.HookValues != nil && p.values != nil {
-		res.Skipped = append(res.Skipped, schemaSkips(p.values.tree, DocHookValues, root)...)
+		res.Skipped = append(res.Skipped, schemaSkips(p.values.node, DocHookValues, root)...)
 		if p.values.rules != nil {
 			runRulesPartial(p.values.rules, DocHookValues, celWithoutOldSelf, Unknown{}, nil, false, nil, root, nil, &res.Skipped)
 		}

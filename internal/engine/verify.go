@@ -194,3 +194,21 @@ func isInteger(v any) bool {
 	}
 	return false
 }
+
+// Severity of a verify finding.
+type Severity string
+
+// Finding severities.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+)
+
+// Finding is one result of the openapi rules of `d8 package verify`.
+type Finding struct {
+	Rule       string // bilingual, advanced, enum, extensions; syntax, keywords (what DP loads but probably is a mistake)
+	Severity   Severity
+	File       string // e.g. openapi/settings.yaml
+	SchemaPath string // JSON-pointer-like path inside the schema, e.g. /properties/storage
+	Message    string
+}

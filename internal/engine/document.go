@@ -8,6 +8,10 @@ import (
 	"strconv"
 )
 
+// This file holds the operations on documents (settings, values) in the
+// engine's data model: normalization with its depth limit, deep copy and
+// merge, comparison, the CEL view and scalar rendering.
+
 // maxValueDepth bounds how deeply nested a settings, previous or hook values
 // document may be. Deeper documents are rejected with one problem instead of
 // risking unbounded recursion in the walkers below.
