@@ -157,22 +157,17 @@ func (n *schemaNode) patternRules() bool {
 	return false
 }
 
-// ruleEntry returns the node whose rules apply to a key that is not a
-// declared property with rules: the first matching pattern with rules, else
-// additionalProperties when it has rules. Nodes without rules are passed
-// over, so a declared property without rules gets the rules of a matching
-// pattern or of additionalProperties.
+// ruleEntry returns the node whose rules apply to key k of an object value
+// beyond the declared properties (whose rules run through ruleProps): the
+// node that governs k as entry finds it (the first matching pattern, else
+// additionalProperties) when it has rules. A declared property never gets
+// the rules of a pattern or of additionalProperties.
 func (n *schemaNode) ruleEntry(k string) *schemaNode {
-	if c := n.props[k]; c.ruled() {
+	if _, declared := n.props[k]; declared {
 		return nil
 	}
-	for _, p := range n.patterns {
-		if p.node.ruled() && p.re != nil && p.re.MatchString(k) {
-			return p.node
-		}
-	}
-	if n.additional.ruled() {
-		return n.additional
+	if c := n.entry(k); c.ruled() {
+		return c
 	}
 	return nil
 }

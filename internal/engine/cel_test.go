@@ -115,6 +115,36 @@ properties:
 	}
 }
 
+// A declared property is governed by its own schema: the rules of
+// additionalProperties or of a matching pattern do not reach it, as the
+// value's schema would not either.
+func TestCEL_DeclaredPropertyDoesNotGetAdditionalOrPatternRules(t *testing.T) {
+	schema := `
+type: object
+properties:
+  labels:
+    type: object
+    properties:
+      team: {type: integer}
+      x-owner: {type: string}
+    patternProperties:
+      "^x-":
+        type: string
+        x-deckhouse-validations:
+        - {expression: "self.startsWith('ok')", message: "must start with ok"}
+    additionalProperties:
+      type: integer
+      x-deckhouse-validations:
+      - {expression: "self > 0", message: "must be positive"}
+`
+	ps := celProblems(t, schema, `{labels: {team: 0, x-owner: bad, extra: 0, x-other: bad}}`, celWithoutOldSelf, "")
+	got := fmt.Sprint(problemSummary(ps))
+	want := fmt.Sprint([]string{"settings cel labels.extra: must be positive", "settings cel labels.x-other: must start with ok"})
+	if got != want {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
 const oldSelfSchema = `
 type: object
 properties:
