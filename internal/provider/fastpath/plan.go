@@ -15,11 +15,15 @@ import (
 
 func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	if t := s.target(reqTypeName(req)); t != nil {
-		if resp, ok := planUnchanged(ctx, t, req); ok {
-			return resp, nil
+		if !s.off[shortcutPlanUnchanged] {
+			if resp, ok := planUnchanged(ctx, t, req); ok {
+				return resp, nil
+			}
 		}
-		if resp, ok := s.planCreate(ctx, t, req); ok {
-			return resp, nil
+		if !s.off[shortcutPlanCreate] {
+			if resp, ok := s.planCreate(ctx, t, req); ok {
+				return resp, nil
+			}
 		}
 	}
 	return s.ProviderServer.PlanResourceChange(ctx, req)

@@ -9,7 +9,7 @@ import (
 )
 
 func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
-	if req != nil {
+	if req != nil && !s.off[shortcutRead] {
 		if t := s.target(req.TypeName); t != nil {
 			if resp, ok := s.readUnchanged(ctx, t, req); ok {
 				return resp, nil

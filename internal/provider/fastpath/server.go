@@ -38,8 +38,29 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// EnvVar turns the shortcuts off when set to "off" (or "false", "0", "no").
+// EnvVar turns every shortcut off when set to "off" (or "false", "0", "no"),
+// or the ones it lists, comma-separated, by name: "validate", "read",
+// "plan-unchanged", "plan-create" (for measuring what each one buys).
 const EnvVar = "DECKHOUSE_PROVIDER_SHORTCUTS"
+
+// The shortcuts' names in EnvVar.
+const (
+	shortcutValidate      = "validate"
+	shortcutRead          = "read"
+	shortcutPlanUnchanged = "plan-unchanged"
+	shortcutPlanCreate    = "plan-create"
+)
+
+// disabled returns the shortcuts EnvVar lists.
+func disabled() map[string]bool {
+	off := map[string]bool{}
+	for _, name := range strings.Split(os.Getenv(EnvVar), ",") {
+		if name = strings.TrimSpace(strings.ToLower(name)); name != "" {
+			off[name] = true
+		}
+	}
+	return off
+}
 
 // Enabled reports whether the shortcuts answer calls.
 func Enabled() bool {
@@ -86,7 +107,7 @@ type UnchangedReader interface {
 // resources, or nil before it ran (the shortcuts that configure a resource
 // answer only after it).
 func New(framework tfprotov6.ProviderServer, providerData func() any, resources ...Resource) tfprotov6.ProviderServer {
-	s := &server{ProviderServer: framework, providerData: providerData, types: map[string]*target{}}
+	s := &server{ProviderServer: framework, providerData: providerData, types: map[string]*target{}, off: disabled()}
 	for _, r := range resources {
 		s.types[r.TypeName] = &target{Resource: r}
 	}
@@ -98,6 +119,7 @@ type server struct {
 	tfprotov6.ProviderServer
 	providerData func() any
 	types        map[string]*target
+	off          map[string]bool // shortcuts turned off by EnvVar
 }
 
 // target is a resource type and what the shortcuts know of its schema.

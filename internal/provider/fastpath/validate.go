@@ -16,7 +16,7 @@ import (
 )
 
 func (s *server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
-	if req != nil {
+	if req != nil && !s.off[shortcutValidate] {
 		if t := s.target(req.TypeName); t != nil && configValid(ctx, t, req) {
 			tflog.Trace(ctx, "validation of a resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
 			return &tfprotov6.ValidateResourceConfigResponse{}, nil
