@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
@@ -50,6 +51,17 @@ func servedVersion(version, commit string, info *debug.BuildInfo) string {
 // once per command). For development only.
 const cpuProfileEnv = "DECKHOUSE_PROVIDER_CPUPROFILE"
 
+// memProfileEnv names a file that receives a pprof heap profile when the
+// process exits gracefully (after a garbage collection: inuse_* is what was
+// still reachable, alloc_* everything allocated); "%p" as for cpuProfileEnv.
+// For development only.
+const memProfileEnv = "DECKHOUSE_PROVIDER_MEMPROFILE"
+
+// profilePath expands "%p" in a profile file name to the process id.
+func profilePath(p string) string {
+	return strings.ReplaceAll(p, "%p", strconv.Itoa(os.Getpid()))
+}
+
 // logEnv lists the variables that turn on, or redirect, the logs of the
 // CLI, the provider and the plugin SDK.
 var logEnv = []string{
@@ -89,9 +101,22 @@ func main() {
 }
 
 func run(debugger bool) error {
+	if p := os.Getenv(memProfileEnv); p != "" {
+		defer func() {
+			f, err := os.Create(profilePath(p))
+			if err != nil {
+				log.Printf("%s: %v", memProfileEnv, err)
+				return
+			}
+			defer f.Close()
+			runtime.GC()
+			if err := pprof.WriteHeapProfile(f); err != nil {
+				log.Printf("%s: %v", memProfileEnv, err)
+			}
+		}()
+	}
 	if p := os.Getenv(cpuProfileEnv); p != "" {
-		p = strings.ReplaceAll(p, "%p", strconv.Itoa(os.Getpid()))
-		f, err := os.Create(p)
+		f, err := os.Create(profilePath(p))
 		if err != nil {
 			return fmt.Errorf("%s: %w", cpuProfileEnv, err)
 		}

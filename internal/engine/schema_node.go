@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"sync"
 
 	"github.com/google/cel-go/cel"
 )
@@ -337,19 +336,13 @@ func schemaMap(v any) map[string]any {
 	return m
 }
 
-var patternCache sync.Map // string -> *regexp.Regexp (nil stored as a typed nil when invalid)
-
-// compilePattern compiles a patternProperties key once per process. An
-// invalid pattern (the schema compiler reports it) matches nothing here.
+// compilePattern compiles a patternProperties key when the node is built
+// (once per loaded package). An invalid pattern (the schema compiler reports
+// it) matches nothing here.
 func compilePattern(p string) *regexp.Regexp {
-	if v, ok := patternCache.Load(p); ok {
-		re, _ := v.(*regexp.Regexp)
-		return re
-	}
 	re, err := regexp.Compile(p)
 	if err != nil {
-		re = nil
+		return nil
 	}
-	patternCache.Store(p, re)
 	return re
 }
