@@ -95,7 +95,11 @@ func (s *server) planCreate(ctx context.Context, t *target, req *tfprotov6.PlanR
 		State:              tfsdk.State{Schema: info.schema, Raw: tftypes.NewValue(info.typ, nil)},
 	}
 	mresp := resource.ModifyPlanResponse{Plan: mreq.Plan}
-	r.(resource.ResourceWithModifyPlan).ModifyPlan(ctx, mreq, &mresp)
+	modifier, ok := r.(resource.ResourceWithModifyPlan)
+	if !ok {
+		return nil, false
+	}
+	modifier.ModifyPlan(ctx, mreq, &mresp)
 	if len(mresp.Diagnostics) > 0 || len(mresp.RequiresReplace) > 0 ||
 		mresp.Deferred != nil || mresp.Identity != nil {
 		return nil, false

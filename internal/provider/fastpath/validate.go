@@ -115,7 +115,11 @@ func configValid(ctx context.Context, t *target, req *tfprotov6.ValidateResource
 		}
 	}
 	var vresp resource.ValidateConfigResponse
-	t.New().(resource.ResourceWithValidateConfig).ValidateConfig(ctx, resource.ValidateConfigRequest{
+	configValidator, ok := t.New().(resource.ResourceWithValidateConfig)
+	if !ok {
+		return false
+	}
+	configValidator.ValidateConfig(ctx, resource.ValidateConfigRequest{
 		Config: config, ClientCapabilities: resource.ValidateConfigClientCapabilities{WriteOnlyAttributesAllowed: writeOnlyAllowed},
 	}, &vresp)
 	return len(vresp.Diagnostics) == 0
