@@ -81,6 +81,9 @@ type controller struct {
 	factory dynamicinformer.DynamicSharedInformerFactory
 	apps    cache.SharedIndexInformer
 	apvs    cache.SharedIndexInformer
+	// acrs caches the AvailableClusterResources grant checks read, as a
+	// controller-runtime client reads from its informers.
+	acrs    cache.SharedIndexInformer
 	queue   workqueue.TypedRateLimitingInterface[string]
 	workers int
 	logf    func(string, ...any)
@@ -125,6 +128,7 @@ func newController(cfg *rest.Config, opts Options) (*controller, error) {
 		factory: factory,
 		apps:    factory.ForResource(ApplicationGVR).Informer(),
 		apvs:    factory.ForResource(ApplicationPackageVersionGVR).Informer(),
+		acrs:    factory.ForResource(AvailableClusterResourceGVR).Informer(),
 		queue: workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](
 			5*time.Millisecond, 2*time.Second)),
 		workers:  workers,
@@ -165,7 +169,7 @@ func (c *controller) start(ctx context.Context, done chan struct{}) error {
 	c.factory.Start(ctx.Done())
 	syncCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if !cache.WaitForCacheSync(syncCtx.Done(), c.apps.HasSynced, c.apvs.HasSynced) {
+	if !cache.WaitForCacheSync(syncCtx.Done(), c.apps.HasSynced, c.apvs.HasSynced, c.acrs.HasSynced) {
 		c.queue.ShutDown()
 		c.factory.Shutdown()
 		close(done)
@@ -589,7 +593,8 @@ func (c *controller) compiled(apv *unstructured.Unstructured) (*engine.Package, 
 }
 
 // catalog reads AvailableClusterResource/<name> in ns for every grantable
-// field of pkg. A missing object (or CRD) means no catalog for that name.
+// field of pkg, from the informer's cache, else (an object created a moment
+// ago) from the API server. A missing object means no catalog for that name.
 func (c *controller) catalog(ctx context.Context, ns string, pkg *engine.Package) (engine.Catalog, error) {
 	var names []string
 	seen := map[string]bool{}
@@ -605,6 +610,12 @@ func (c *controller) catalog(ctx context.Context, ns string, pkg *engine.Package
 	sort.Strings(names)
 	out := engine.Catalog{}
 	for _, name := range names {
+		if obj, exists, err := c.acrs.GetStore().GetByKey(ns + "/" + name); err == nil && exists {
+			if acr, ok := obj.(*unstructured.Unstructured); ok {
+				out[name] = CatalogFrom(acr)
+				continue
+			}
+		}
 		acr, err := c.dyn.Resource(AvailableClusterResourceGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 			continue

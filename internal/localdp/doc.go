@@ -33,9 +33,11 @@
 //     ConfigurationApplied=False/RequirementsUnmet, and the Application is
 //     reconsidered when the version changes;
 //   - it compiles the published schemas (status.packageSchemas) with
-//     internal/engine, GETs AvailableClusterResource/<name> in the
+//     internal/engine, reads AvailableClusterResource/<name> in the
 //     Application's namespace for every x-deckhouse-grantable-resource name
-//     (a missing object or CRD means no catalog), and evaluates spec.settings
+//     (from an informer's cache, as a controller-runtime client would; a GET
+//     when the cache does not hold it yet; a missing object means no
+//     catalog), and evaluates spec.settings
 //     as DP does at apply time: as an update against
 //     status.lastAppliedConfiguration once status.currentVersion is set
 //     (oldSelf rules, immutable fields, enum switches, acknowledged by the
