@@ -62,7 +62,7 @@ type privateSetter interface {
 // dpclient.AnnotationPendingCreate: the next apply plans a create again, and
 // that create adopts it, so a failed create never becomes a tainted resource
 // that the next apply would delete and install again.
-func (r *ApplicationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan applicationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	var sensitive types.Dynamic
@@ -87,7 +87,7 @@ func (r *ApplicationResource) Create(ctx context.Context, req resource.CreateReq
 // Update writes the Application again. When DP's verdict does not come, the
 // state records what was written with an error, and privateApplyPending
 // makes the next plan show an update until DP has applied it.
-func (r *ApplicationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state applicationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -165,7 +165,7 @@ func privateString(ctx context.Context, private privateGetter, key string) strin
 
 // write runs the checks the plan left to apply, applies the Application,
 // waits for DP and fills plan with the state to record.
-func (r *ApplicationResource) write(ctx context.Context, plan, prior *applicationModel, sensitiveVal types.Dynamic, op string) (w writeOutcome) {
+func (r *Resource) write(ctx context.Context, plan, prior *applicationModel, sensitiveVal types.Dynamic, op string) (w writeOutcome) {
 	cl := providerdata.ClusterClient(ctx, r.data, &w.diags)
 	if cl == nil {
 		return w
@@ -328,7 +328,7 @@ func applyConfiguration(plan *applicationModel, settings any) map[string]any {
 }
 
 // fieldManager is the resource's field manager, else the provider's.
-func (r *ApplicationResource) fieldManager(m *applicationModel) string {
+func (r *Resource) fieldManager(m *applicationModel) string {
 	if m != nil && !m.FieldManager.IsNull() && !m.FieldManager.IsUnknown() && m.FieldManager.ValueString() != "" {
 		return m.FieldManager.ValueString()
 	}
@@ -338,14 +338,14 @@ func (r *ApplicationResource) fieldManager(m *applicationModel) string {
 	return providerdata.DefaultFieldManager
 }
 
-func (r *ApplicationResource) forceConflicts(m *applicationModel) bool {
+func (r *Resource) forceConflicts(m *applicationModel) bool {
 	if m != nil && !m.ForceConflicts.IsNull() && !m.ForceConflicts.IsUnknown() {
 		return m.ForceConflicts.ValueBool()
 	}
 	return r.data != nil && r.data.ForceConflicts
 }
 
-func (r *ApplicationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state applicationModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -390,7 +390,7 @@ type refreshOutcome struct {
 
 // refresh updates state from the Application in the cluster (a GET, or the
 // namespace LIST shared with other reads).
-func (r *ApplicationResource) refresh(ctx context.Context, state *applicationModel, sensitivePaths [][]string, pending, imported bool) (out refreshOutcome, diags diag.Diagnostics) {
+func (r *Resource) refresh(ctx context.Context, state *applicationModel, sensitivePaths [][]string, pending, imported bool) (out refreshOutcome, diags diag.Diagnostics) {
 	cl := providerdata.ClusterClient(ctx, r.data, &diags)
 	if cl == nil {
 		return out, diags
@@ -441,7 +441,7 @@ func valuesAt(obj *unstructured.Unstructured, paths [][]string) []any {
 // fromObject refreshes m from the Application in the cluster.
 //
 //nolint:unparam // returns diagnostics like the framework setters it calls, for future conversions that can fail
-func (r *ApplicationResource) fromObject(ctx context.Context, m *applicationModel, obj *unstructured.Unstructured, sensitivePaths [][]string, manager string, redact func(string) string) diag.Diagnostics {
+func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *unstructured.Unstructured, sensitivePaths [][]string, manager string, redact func(string) string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	m.ID = types.StringValue(obj.GetNamespace() + "/" + obj.GetName())
 	m.Name = types.StringValue(obj.GetName())
@@ -562,7 +562,7 @@ func ownedMetadataKeys(obj *unstructured.Unstructured, manager string) map[strin
 	return out
 }
 
-func (r *ApplicationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state applicationModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {

@@ -73,7 +73,7 @@ func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
 
 			// The prior state is what a refresh of the unchanged Application records.
 			prior := appState()
-			r := &ApplicationResource{}
+			r := &Resource{}
 			raw, _ := json.Marshal(contractApplication(2))
 			var obj unstructured.Unstructured
 			if err := obj.UnmarshalJSON(raw); err != nil {

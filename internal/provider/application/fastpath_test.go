@@ -158,6 +158,6 @@ func TestShortcuts_CoverTheSchema(t *testing.T) {
 	if err := fastpath.Check(NewResource()); err != nil {
 		t.Fatal(err)
 	}
-	var _ fastpath.UnchangedPlanner = &ApplicationResource{}
-	var _ fastpath.UnchangedReader = &ApplicationResource{}
+	var _ fastpath.UnchangedPlanner = &Resource{}
+	var _ fastpath.UnchangedReader = &Resource{}
 }

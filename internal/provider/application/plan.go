@@ -32,7 +32,7 @@ import (
 //     switches, ui-resource-name referents;
 //  6. computed values: effective_settings from settings alone (never from
 //     sensitive_settings).
-func (r *ApplicationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	// 1. Destroy.
 	if req.Plan.Raw.IsNull() {
 		return
@@ -161,7 +161,7 @@ func (r *ApplicationResource) ModifyPlan(ctx context.Context, req resource.Modif
 
 // checksRequired reports whether plan_checks = "required": every check the
 // plan cannot run is an error instead of a warning.
-func (r *ApplicationResource) checksRequired() bool {
+func (r *Resource) checksRequired() bool {
 	return r.data != nil && r.data.PlanChecks == providerdata.PlanChecksRequired
 }
 

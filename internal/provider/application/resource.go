@@ -1,8 +1,9 @@
 // Package application is the deckhouse_application resource: its schema
 // (resource.go), model and change checks (model.go), plan (plan.go), the
 // verdict shared by plan and apply (verdict.go), create, read, update and
-// delete (crud.go), the sensitive paths (paths.go) and the redaction of
-// sensitive values (redact.go).
+// delete (crud.go), the sensitive paths (paths.go), the redaction of
+// sensitive values (redact.go) and the resource's answers to the protocol
+// shortcuts of package fastpath (shortcuts.go).
 package application
 
 import (
@@ -31,12 +32,12 @@ import (
 )
 
 var (
-	_ resource.Resource                   = &ApplicationResource{}
-	_ resource.ResourceWithConfigure      = &ApplicationResource{}
-	_ resource.ResourceWithModifyPlan     = &ApplicationResource{}
-	_ resource.ResourceWithImportState    = &ApplicationResource{}
-	_ resource.ResourceWithIdentity       = &ApplicationResource{}
-	_ resource.ResourceWithValidateConfig = &ApplicationResource{}
+	_ resource.Resource                   = &Resource{}
+	_ resource.ResourceWithConfigure      = &Resource{}
+	_ resource.ResourceWithModifyPlan     = &Resource{}
+	_ resource.ResourceWithImportState    = &Resource{}
+	_ resource.ResourceWithIdentity       = &Resource{}
+	_ resource.ResourceWithValidateConfig = &Resource{}
 )
 
 // Annotation DP reads as the acknowledgement of a destructive settings switch.
@@ -62,18 +63,19 @@ const maxApplicationNameLength = 24
 const TypeName = "deckhouse_application"
 
 // NewResource returns the deckhouse_application resource.
-func NewResource() resource.Resource { return &ApplicationResource{} }
+func NewResource() resource.Resource { return &Resource{} }
 
-// ApplicationResource manages one DP Application.
-type ApplicationResource struct {
+// Resource is the deckhouse_application resource: it manages one DP
+// Application.
+type Resource struct {
 	data *providerdata.Data
 }
 
-func (r *ApplicationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_application"
 }
 
-func (r *ApplicationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A Deckhouse Platform `Application` (`deckhouse.io/v1alpha1`): one installed instance of a package in a " +
 			"namespace. The plan validates `settings` as DP would (schema, CEL rules, project grants, immutable fields, " +
@@ -251,7 +253,7 @@ func (r *ApplicationResource) Schema(ctx context.Context, _ resource.SchemaReque
 	}
 }
 
-func (r *ApplicationResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+func (r *Resource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
 	resp.IdentitySchema = identityschema.Schema{
 		Attributes: map[string]identityschema.Attribute{
 			"namespace": identityschema.StringAttribute{RequiredForImport: true, Description: "Namespace of the Application."},
@@ -260,11 +262,11 @@ func (r *ApplicationResource) IdentitySchema(_ context.Context, _ resource.Ident
 	}
 }
 
-func (r *ApplicationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.data = providerdata.From(req.ProviderData, &resp.Diagnostics)
 }
 
-func (r *ApplicationResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var t timeouts.Value
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("timeouts"), &t)...)
 	if resp.Diagnostics.HasError() || t.IsNull() || t.IsUnknown() {
@@ -282,7 +284,7 @@ func (r *ApplicationResource) ValidateConfig(ctx context.Context, req resource.V
 	}
 }
 
-func (r *ApplicationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	var namespace, name string
 	if req.ID != "" {
 		parts := strings.Split(req.ID, "/")

@@ -14,7 +14,7 @@ import (
 // state alone: it does unless an update DP has not applied yet is pending,
 // which ModifyPlan plans again. (The protocol shortcut of unchanged plans
 // asks this.)
-func (r *ApplicationResource) PlanUnchanged(private map[string][]byte) bool {
+func (r *Resource) PlanUnchanged(private map[string][]byte) bool {
 	return len(private[privateApplyPending]) == 0
 }
 
@@ -23,7 +23,7 @@ func (r *ApplicationResource) PlanUnchanged(private map[string][]byte) bool {
 // apply, an import, or a state without the UID is never unchanged: Read
 // changes the private data then. (The protocol shortcut of refreshes asks
 // this.)
-func (r *ApplicationResource) ReadUnchanged(ctx context.Context, st tfsdk.State, identity tfsdk.ResourceIdentity, private map[string][]byte) bool {
+func (r *Resource) ReadUnchanged(ctx context.Context, st tfsdk.State, identity tfsdk.ResourceIdentity, private map[string][]byte) bool {
 	if len(private[privateApplyPending]) > 0 || len(private[privateImported]) > 0 {
 		return false
 	}

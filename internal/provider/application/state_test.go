@@ -79,7 +79,7 @@ func resourceTypes() (schema.Schema, tftypes.Type, tftypes.Type) {
 	var resp resource.SchemaResponse
 	NewResource().Schema(ctx, resource.SchemaRequest{}, &resp)
 	var idResp resource.IdentitySchemaResponse
-	(&ApplicationResource{}).IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &idResp)
+	(&Resource{}).IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &idResp)
 	return resp.Schema, resp.Schema.Type().TerraformType(ctx), idResp.IdentitySchema.Type().TerraformType(ctx)
 }
 

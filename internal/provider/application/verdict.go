@@ -74,7 +74,7 @@ func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any)
 
 // check runs the checks of DP on one Application. At plan (atPlan) anything
 // that cannot be read defers the checks with a warning; at apply it is an error.
-func (r *ApplicationResource) check(ctx context.Context, cl *dpclient.Client, in checkInput, atPlan bool) checkOutput {
+func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput, atPlan bool) checkOutput {
 	var out checkOutput
 	who := fmt.Sprintf("Application %s/%s", in.namespace, in.name)
 	deferOrFail := func(summary, detail string) checkOutput {
@@ -243,7 +243,7 @@ func problemInSensitive(settings, sensitive any, p engine.Path) bool {
 
 // checkReferents warns when a field with x-deckhouse-ui-resource-name names
 // an object that does not exist (yet) in the namespace.
-func (r *ApplicationResource) checkReferents(ctx context.Context, cl *dpclient.Client, namespace string, fields []engine.Field, effective map[string]any) diag.Diagnostics {
+func (r *Resource) checkReferents(ctx context.Context, cl *dpclient.Client, namespace string, fields []engine.Field, effective map[string]any) diag.Diagnostics {
 	var diags diag.Diagnostics
 	for _, f := range fields {
 		if f.ResourceName == nil || f.ResourceName.Kind == "" {

@@ -17,7 +17,7 @@ func TestApplicationCheck_UnpublishedVersionWarnsAtPlan(t *testing.T) {
 		t.Skip("needs the local control plane (TF_ACC=1)")
 	}
 	e := newPlanEnv(t)
-	r := &ApplicationResource{}
+	r := &Resource{}
 	cl := dpclient.NewForInterfaces(e.cp.Dynamic(), nil, dpclient.Options{})
 	in := checkInput{namespace: e.namespace, name: "app", packageName: e.pkg, version: "v9.9.9", repository: "main",
 		settings: map[string]any{"replicas": 2}}
@@ -42,7 +42,7 @@ func TestApplicationCheck_EffectiveSettings(t *testing.T) {
 		t.Skip("needs the local control plane (TF_ACC=1)")
 	}
 	e := newPlanEnv(t)
-	r := &ApplicationResource{}
+	r := &Resource{}
 	cl := dpclient.NewForInterfaces(e.cp.Dynamic(), nil, dpclient.Options{})
 	in := checkInput{namespace: e.namespace, name: "app", packageName: e.pkg, version: "v1.0.0",
 		settings:  map[string]any{"replicas": 2},
