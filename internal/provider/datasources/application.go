@@ -28,7 +28,7 @@ func NewApplication() datasource.DataSource { return &ApplicationDataSource{} }
 // ApplicationDataSource reads one existing Application: its spec, the
 // settings DP applied last and its status.
 type ApplicationDataSource struct {
-	data *providerdata.Data
+	cluster
 }
 
 type applicationDataModel struct {
@@ -169,10 +169,6 @@ func (d *ApplicationDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 			},
 		},
 	}
-}
-
-func (d *ApplicationDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerdata.From(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *ApplicationDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

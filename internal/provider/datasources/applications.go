@@ -24,7 +24,7 @@ func NewApplications() datasource.DataSource { return &ApplicationsDataSource{} 
 
 // ApplicationsDataSource lists the Applications of a namespace.
 type ApplicationsDataSource struct {
-	data *providerdata.Data
+	cluster
 }
 
 type applicationsDataModel struct {
@@ -91,10 +91,6 @@ func (d *ApplicationsDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 			},
 		},
 	}
-}
-
-func (d *ApplicationsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerdata.From(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *ApplicationsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

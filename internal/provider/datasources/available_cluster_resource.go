@@ -23,7 +23,7 @@ func NewAvailableClusterResource() datasource.DataSource {
 
 // AvailableClusterResourceDataSource reads one project's grant catalog.
 type AvailableClusterResourceDataSource struct {
-	data *providerdata.Data
+	cluster
 }
 
 type availableClusterResourceModel struct {
@@ -54,10 +54,6 @@ func (d *AvailableClusterResourceDataSource) Schema(_ context.Context, _ datasou
 			"available": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Names available to the project (`status.available[].name`)."},
 		},
 	}
-}
-
-func (d *AvailableClusterResourceDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerdata.From(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *AvailableClusterResourceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

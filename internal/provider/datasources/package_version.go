@@ -23,7 +23,7 @@ func NewPackageVersion() datasource.DataSource { return &PackageVersionDataSourc
 
 // PackageVersionDataSource reads one ApplicationPackageVersion.
 type PackageVersionDataSource struct {
-	data *providerdata.Data
+	cluster
 }
 
 type packageVersionModel struct {
@@ -61,10 +61,6 @@ func (d *PackageVersionDataSource) Schema(_ context.Context, _ datasource.Schema
 			"metadata_loaded": schema.BoolAttribute{Computed: true, MarkdownDescription: "The condition `MetadataLoaded` is True."},
 		},
 	}
-}
-
-func (d *PackageVersionDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerdata.From(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *PackageVersionDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

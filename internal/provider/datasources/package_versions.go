@@ -27,7 +27,7 @@ func NewPackageVersions() datasource.DataSource { return &PackageVersionsDataSou
 
 // PackageVersionsDataSource lists the ApplicationPackageVersions of a package.
 type PackageVersionsDataSource struct {
-	data *providerdata.Data
+	cluster
 }
 
 type packageVersionsDataModel struct {
@@ -99,10 +99,6 @@ func (d *PackageVersionsDataSource) Schema(_ context.Context, _ datasource.Schem
 			},
 		},
 	}
-}
-
-func (d *PackageVersionsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerdata.From(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *PackageVersionsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

@@ -1,0 +1,22 @@
+package datasources
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
+)
+
+// cluster is embedded by the data sources that read the cluster: its
+// Configure keeps what the provider hands over, and data.Client reaches the
+// cluster.
+type cluster struct {
+	data *providerdata.Data
+}
+
+// Configure keeps the provider's data (nil before the provider is
+// configured: the framework calls Configure early with no data).
+func (c *cluster) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	c.data = providerdata.From(req.ProviderData, &resp.Diagnostics)
+}
