@@ -1,7 +1,6 @@
 package application
 
 import (
-	"context"
 	"os"
 	"testing"
 
@@ -17,7 +16,6 @@ import (
 // The plan shortcut answers an unchanged plan exactly as the framework does,
 // and leaves every other plan to the framework.
 func TestPlanShortcut_AnswersUnchangedPlansAsTheFramework(t *testing.T) {
-	ctx := context.Background()
 	state := appState()
 	replaceMode := state
 	replaceMode.ImmutableFieldChange = types.StringValue(immutableModeReplace)
@@ -70,21 +68,9 @@ func TestPlanShortcut_AnswersUnchangedPlansAsTheFramework(t *testing.T) {
 				req.PriorIdentity = encodeIdentity(t, "demo", "app")
 			}
 			s := newServers(t, "", "")
-			got, err := s.shortcut.PlanResourceChange(ctx, req)
-			if err != nil {
-				t.Fatal(err)
+			if got, want, ok := compare(t, s, tt.wantShortcut, req, tfprotov6.ProviderServer.PlanResourceChange); ok {
+				assertSamePlan(t, got, want)
 			}
-			if ok := s.answered(); ok != tt.wantShortcut {
-				t.Fatalf("shortcut taken = %v, want %v", ok, tt.wantShortcut)
-			}
-			if !tt.wantShortcut {
-				return
-			}
-			want, err := s.framework.PlanResourceChange(ctx, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			assertSamePlan(t, got, want)
 		})
 	}
 }
@@ -95,7 +81,6 @@ func TestPlanShortcut_PlansCreatesAsTheFramework(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("needs the local control plane (TF_ACC=1)")
 	}
-	ctx := context.Background()
 	e := newPlanEnv(t)
 	s := newServers(t, "", e.cp.KubeconfigPath())
 	base := func(settings map[string]any) applicationModel {
@@ -150,21 +135,9 @@ func TestPlanShortcut_PlansCreatesAsTheFramework(t *testing.T) {
 			req := &tfprotov6.PlanResourceChangeRequest{
 				TypeName: TypeName, PriorState: &null, ProposedNewState: cfg, Config: cfg,
 			}
-			got, err := s.shortcut.PlanResourceChange(ctx, req)
-			if err != nil {
-				t.Fatal(err)
+			if got, want, ok := compare(t, s, tt.wantShortcut, req, tfprotov6.ProviderServer.PlanResourceChange); ok {
+				assertSamePlan(t, got, want)
 			}
-			if ok := s.answered(); ok != tt.wantShortcut {
-				t.Fatalf("shortcut taken = %v, want %v", ok, tt.wantShortcut)
-			}
-			if !tt.wantShortcut {
-				return
-			}
-			want, err := s.framework.PlanResourceChange(ctx, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			assertSamePlan(t, got, want)
 		})
 	}
 }

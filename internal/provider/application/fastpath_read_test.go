@@ -87,19 +87,9 @@ func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
 				CurrentIdentity: encodeIdentity(t, "demo", "app"),
 			}
 			s := newServers(t, api.URL, "")
-			got, err := s.shortcut.ReadResource(ctx, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ok := s.answered(); ok != tt.wantShortcut {
-				t.Fatalf("shortcut taken = %v, want %v", ok, tt.wantShortcut)
-			}
-			if !tt.wantShortcut {
+			got, want, ok := compare(t, s, tt.wantShortcut, req, tfprotov6.ProviderServer.ReadResource)
+			if !ok {
 				return
-			}
-			want, err := s.framework.ReadResource(ctx, req)
-			if err != nil {
-				t.Fatal(err)
 			}
 			if len(want.Diagnostics) > 0 {
 				t.Fatalf("framework diagnostics: %v", want.Diagnostics[0])

@@ -143,6 +143,29 @@ func configure(t *testing.T, srv tfprotov6.ProviderServer, host, kubeconfig stri
 	}
 }
 
+// compare sends req to the shortcuts through call and fails unless they
+// answered it themselves exactly when wantShortcut says; when they did, it
+// sends req to the framework too and returns both answers.
+func compare[Req, Resp any](t *testing.T, s *servers, wantShortcut bool, req Req,
+	call func(tfprotov6.ProviderServer, context.Context, Req) (Resp, error)) (got, want Resp, ok bool) {
+	t.Helper()
+	ctx := context.Background()
+	got, err := call(s.shortcut, ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answered := s.answered(); answered != wantShortcut {
+		t.Fatalf("shortcut answered = %v, want %v", answered, wantShortcut)
+	}
+	if !wantShortcut {
+		return got, want, false
+	}
+	if want, err = call(s.framework, ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	return got, want, true
+}
+
 // answered reports whether the shortcut answered the last call, and resets
 // the count.
 func (s *servers) answered() bool {
