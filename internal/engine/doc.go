@@ -51,8 +51,14 @@
 //     enum and never matches an enum, only DP's formats are asserted
 //     (duration in Go style such as 1h30m), other formats are ignored. As
 //     in go-openapi's object validator, a name in `required` whose property
-//     declares a non-null default is satisfied when absent. Then the
-//     x-deckhouse-validations CEL rules are compiled once.
+//     declares a non-null default is satisfied when absent. Then the tree
+//     is converted once into a typed schemaNode (schema_node.go): children
+//     by property, pattern, additionalProperties and items, defaults,
+//     extensions (immutable, grantable, enum switches) and the compiled
+//     x-deckhouse-validations rules (cel_compile.go). The semantic walkers
+//     (CEL runs in cel_run.go, defaults, grants, immutability, switches,
+//     fields, partial evaluation) follow the node, each carrying its state
+//     in a small struct; only the schema validator reads the untyped tree.
 //
 // Compiled packages are immutable, safe for concurrent use, and cached by a
 // hash of their input bytes: loading the same bytes twice returns the same
