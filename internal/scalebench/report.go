@@ -150,7 +150,10 @@ type targetLimits struct {
 	RSSMB                     float64
 }
 
-var defaultTargets = targetLimits{RatioRefresh: 3, RatioCreate: 3, ApplySeconds: 15, RSSMB: 150}
+// defaultTargets: the apply time includes waiting for the stand-in
+// controller, which shares the machine's cores with the CLI, the API server
+// and etcd.
+var defaultTargets = targetLimits{RatioRefresh: 3, RatioCreate: 3, ApplySeconds: 30, RSSMB: 150}
 
 // isWait reports whether a "verb resource" key is part of waiting for the
 // controller's verdict or for deletion: reads of Applications.

@@ -89,7 +89,7 @@ func TestTargets_EachBreachFailsItsOwnCheck(t *testing.T) {
 		{"version fetched twice", func(r *sizeResult) {
 			r.Deckhouse[phasePlanCreate].Provider.GetsByName["applicationpackageversions//bench-bench-app-v1.0.0"] = 2
 		}, "fetches every package version once"},
-		{"slow apply", func(r *sizeResult) { r.Deckhouse[phaseApply].Wall = 16 * time.Second }, "including the wait"},
+		{"slow apply", func(r *sizeResult) { r.Deckhouse[phaseApply].Wall = 31 * time.Second }, "including the wait"},
 		{"apply makes 3 requests per app", func(r *sizeResult) {
 			r.Deckhouse[phaseApply].Provider = counts(map[string]int{"patch applications": 900}, nil)
 		}, "≤ 2 requests per application"},
