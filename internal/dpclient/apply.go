@@ -41,10 +41,10 @@ type ApplyOptions struct {
 // The PATCH is idempotent, so it is retried on server errors, throttling
 // (honouring Retry-After) and cut connections until ctx ends.
 //
-// A create first looks the Application up: the first create in a
-// namespace with a GET, the next ones in one LIST of the namespace (which
-// the creates of this client do not invalidate: they only add Applications
-// it writes itself).
+// A create first looks the Application up, reading only metadata: the
+// first create in a namespace with a GET, the next ones in one LIST of the
+// namespace (which the creates of this client do not invalidate: they only
+// add Applications it writes itself).
 func (c *Client) Apply(ctx context.Context, obj map[string]any, opts ApplyOptions) (*unstructured.Unstructured, error) {
 	u := &unstructured.Unstructured{Object: obj}
 	ns, name := u.GetNamespace(), u.GetName()
@@ -69,7 +69,7 @@ func (c *Client) existing(ctx context.Context, namespace, name string) (*unstruc
 	b := Backoff{Initial: 200 * time.Millisecond, Max: 5 * time.Second}
 	for {
 		rctx, cancel := c.readCtx(ctx)
-		u, err := c.creates.get(rctx, c.dyn, namespace, name)
+		u, err := c.creates.get(rctx, c.source(), namespace, name)
 		cancel()
 		if err == nil || !Transient(err) || ctx.Err() != nil {
 			return u, err

@@ -9,7 +9,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 )
@@ -34,6 +36,10 @@ const (
 type applicationReads struct {
 	mu sync.Mutex
 	ns map[string]*namespaceReads
+	// metadataOnly reads only the objects' metadata (through the metadata
+	// client, when the client has one): enough for the existence checks of
+	// creates, and a fraction of the bytes.
+	metadataOnly bool
 }
 
 type namespaceReads struct {
@@ -61,8 +67,8 @@ func (s *appSnapshot) usable(now time.Time) bool {
 	}
 }
 
-func newApplicationReads() *applicationReads {
-	return &applicationReads{ns: map[string]*namespaceReads{}}
+func newApplicationReads(metadataOnly bool) *applicationReads {
+	return &applicationReads{ns: map[string]*namespaceReads{}, metadataOnly: metadataOnly}
 }
 
 // GetApplication returns the Application namespace/name for a refresh (a
@@ -71,7 +77,7 @@ func newApplicationReads() *applicationReads {
 func (c *Client) GetApplication(ctx context.Context, namespace, name string) (*unstructured.Unstructured, error) {
 	ctx, cancel := c.readCtx(ctx)
 	defer cancel()
-	obj, err := c.apps.get(ctx, c.dyn, namespace, name)
+	obj, err := c.apps.get(ctx, c.source(), namespace, name)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return nil, &ReadError{What: fmt.Sprintf("Application %s/%s", namespace, name), Err: err}
 	}
@@ -80,8 +86,10 @@ func (c *Client) GetApplication(ctx context.Context, namespace, name string) (*u
 
 // get returns the Application namespace/name (a NotFound error when it does
 // not exist). The object is shared: callers must not modify it.
-func (a *applicationReads) get(ctx context.Context, dyn dynamic.Interface, namespace, name string) (*unstructured.Unstructured, error) {
-	client := dyn.Resource(dpapi.ApplicationGVR).Namespace(namespace)
+func (a *applicationReads) get(ctx context.Context, src appSource, namespace, name string) (*unstructured.Unstructured, error) {
+	if !a.metadataOnly {
+		src.meta = nil
+	}
 	a.mu.Lock()
 	r := a.ns[namespace]
 	if r == nil {
@@ -100,10 +108,10 @@ func (a *applicationReads) get(ctx context.Context, dyn dynamic.Interface, names
 	a.mu.Unlock()
 
 	if s == nil {
-		return client.Get(ctx, name, metav1.GetOptions{})
+		return src.get(ctx, namespace, name)
 	}
 	if take {
-		s.items, s.err = listAll(ctx, client)
+		s.items, s.err = src.list(ctx, namespace)
 		s.taken = time.Now()
 		close(s.done)
 		if s.err != nil && ctx.Err() == nil {
@@ -118,7 +126,7 @@ func (a *applicationReads) get(ctx context.Context, dyn dynamic.Interface, names
 		return nil, ctx.Err()
 	}
 	if s.err != nil {
-		return client.Get(ctx, name, metav1.GetOptions{})
+		return src.get(ctx, namespace, name)
 	}
 	if obj, ok := s.items[name]; ok {
 		return obj, nil
@@ -135,15 +143,65 @@ func (a *applicationReads) forget(namespace string) {
 	}
 }
 
-func listAll(ctx context.Context, client dynamic.ResourceInterface) (map[string]*unstructured.Unstructured, error) {
-	items := map[string]*unstructured.Unstructured{}
-	err := listPages(ctx, client, snapshotPageSize, 0, func(obj *unstructured.Unstructured) {
-		items[obj.GetName()] = obj
-	})
+// appSource reads the Applications of a namespace: in full through dyn, or
+// only their metadata through meta when it is set.
+type appSource struct {
+	dyn  dynamic.Interface
+	meta metadata.Interface
+}
+
+// source is where the client reads Applications from.
+func (c *Client) source() appSource { return appSource{dyn: c.dyn, meta: c.meta} }
+
+func (s appSource) get(ctx context.Context, namespace, name string) (*unstructured.Unstructured, error) {
+	if s.meta == nil {
+		return s.dyn.Resource(dpapi.ApplicationGVR).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	}
+	m, err := s.meta.Resource(dpapi.ApplicationGVR).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
-	return items, nil
+	return metadataObject(m)
+}
+
+func (s appSource) list(ctx context.Context, namespace string) (map[string]*unstructured.Unstructured, error) {
+	items := map[string]*unstructured.Unstructured{}
+	if s.meta == nil {
+		err := listPages(ctx, s.dyn.Resource(dpapi.ApplicationGVR).Namespace(namespace), snapshotPageSize, 0, func(obj *unstructured.Unstructured) {
+			items[obj.GetName()] = obj
+		})
+		if err != nil {
+			return nil, err
+		}
+		return items, nil
+	}
+	client := s.meta.Resource(dpapi.ApplicationGVR).Namespace(namespace)
+	opts := metav1.ListOptions{Limit: snapshotPageSize}
+	for {
+		list, err := client.List(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		for i := range list.Items {
+			u, err := metadataObject(&list.Items[i])
+			if err != nil {
+				return nil, err
+			}
+			items[u.GetName()] = u
+		}
+		if opts.Continue = list.GetContinue(); opts.Continue == "" {
+			return items, nil
+		}
+	}
+}
+
+// metadataObject is an Application of which only the metadata was read.
+func metadataObject(m *metav1.PartialObjectMetadata) (*unstructured.Unstructured, error) {
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(m)
+	if err != nil {
+		return nil, err
+	}
+	return &unstructured.Unstructured{Object: obj}, nil
 }
 
 // listPages LISTs client in pages of size and calls fn for every object;

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 )
@@ -68,67 +69,87 @@ func TestApplicationReads_OneListPerNamespaceAfterTheFirstRead(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg := e.cp.RESTConfig()
-	counter := &requestCounter{counts: map[string]int{}}
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter })
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reads := newApplicationReads()
-	read := func(name string) error {
-		obj, err := reads.get(ctx, dyn, e.namespace, name)
-		if err == nil && obj.GetName() != name {
-			t.Fatalf("read %s, got %s", name, obj.GetName())
-		}
-		return err
-	}
-
-	if err := read("r0"); err != nil {
-		t.Fatal(err)
-	}
-	if got := counter.take(); got["GET"] != 1 || got["LIST"] != 0 {
-		t.Fatalf("first read: %v, want one GET", got)
-	}
-	var wg sync.WaitGroup
-	for i := 1; i < 5; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := read(fmt.Sprintf("r%d", i)); err != nil {
-				t.Error(err)
+	// The creates' existence checks read metadata only; refreshes read
+	// whole objects. Both share one LIST per namespace the same way.
+	for _, metadataOnly := range []bool{false, true} {
+		t.Run(fmt.Sprintf("metadataOnly=%v", metadataOnly), func(t *testing.T) {
+			cfg := e.cp.RESTConfig()
+			counter := &requestCounter{counts: map[string]int{}}
+			cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter })
+			dyn, err := dynamic.NewForConfig(cfg)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}()
-	}
-	wg.Wait()
-	if got := counter.take(); got["GET"] != 0 || got["LIST"] != 1 {
-		t.Fatalf("four concurrent reads: %v, want one LIST", got)
-	}
-	if err := read("absent"); !apierrors.IsNotFound(err) {
-		t.Fatalf("absent Application: %v, want NotFound", err)
-	}
-	if got := counter.take(); len(got) != 0 {
-		t.Fatalf("read of an absent Application sent %v, want none", got)
-	}
-	reads.forget(e.namespace)
-	if err := read("r1"); err != nil {
-		t.Fatal(err)
-	}
-	if got := counter.take(); got["LIST"] != 1 {
-		t.Fatalf("read after a write: %v, want a new LIST", got)
-	}
+			md, err := metadata.NewForConfig(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := appSource{dyn: dyn, meta: md}
+			reads := newApplicationReads(metadataOnly)
+			read := func(name string) error {
+				obj, err := reads.get(ctx, src, e.namespace, name)
+				if err == nil && obj.GetName() != name {
+					t.Fatalf("read %s, got %s", name, obj.GetName())
+				}
+				if err == nil && hasSpec(obj) == metadataOnly {
+					t.Fatalf("read %s: spec read = %v with metadataOnly = %v", name, !metadataOnly, metadataOnly)
+				}
+				return err
+			}
 
-	// Without the right to list, reads fall back to GETs after one try.
-	counter.mu.Lock()
-	counter.forbidList = true
-	counter.mu.Unlock()
-	reads = newApplicationReads()
-	for _, name := range []string{"r0", "r1", "r2", "r3"} {
-		if err := read(name); err != nil {
-			t.Fatal(err)
-		}
+			if err := read("r0"); err != nil {
+				t.Fatal(err)
+			}
+			if got := counter.take(); got["GET"] != 1 || got["LIST"] != 0 {
+				t.Fatalf("first read: %v, want one GET", got)
+			}
+			var wg sync.WaitGroup
+			for i := 1; i < 5; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if err := read(fmt.Sprintf("r%d", i)); err != nil {
+						t.Error(err)
+					}
+				}()
+			}
+			wg.Wait()
+			if got := counter.take(); got["GET"] != 0 || got["LIST"] != 1 {
+				t.Fatalf("four concurrent reads: %v, want one LIST", got)
+			}
+			if err := read("absent"); !apierrors.IsNotFound(err) {
+				t.Fatalf("absent Application: %v, want NotFound", err)
+			}
+			if got := counter.take(); len(got) != 0 {
+				t.Fatalf("read of an absent Application sent %v, want none", got)
+			}
+			reads.forget(e.namespace)
+			if err := read("r1"); err != nil {
+				t.Fatal(err)
+			}
+			if got := counter.take(); got["LIST"] != 1 {
+				t.Fatalf("read after a write: %v, want a new LIST", got)
+			}
+
+			// Without the right to list, reads fall back to GETs after one try.
+			counter.mu.Lock()
+			counter.forbidList = true
+			counter.mu.Unlock()
+			reads = newApplicationReads(metadataOnly)
+			for _, name := range []string{"r0", "r1", "r2", "r3"} {
+				if err := read(name); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := counter.take(); got["GET"] != 4 || got["LIST"] != 1 {
+				t.Fatalf("reads without list: %v, want 4 GETs and 1 LIST", got)
+			}
+		})
 	}
-	if got := counter.take(); got["GET"] != 4 || got["LIST"] != 1 {
-		t.Fatalf("reads without list: %v, want 4 GETs and 1 LIST", got)
-	}
+}
+
+// hasSpec reports whether a read returned the object's spec.
+func hasSpec(obj *unstructured.Unstructured) bool {
+	_, ok := obj.Object["spec"]
+	return ok
 }
