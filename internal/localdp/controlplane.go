@@ -45,7 +45,8 @@ type Options struct {
 	// $DECKHOUSE_TOOLS_CACHE/bin, else $HOME/.cache/terraform-provider-deckhouse/bin.
 	BinDir string
 	// AuditLogPath, when set, makes kube-apiserver write a Metadata-level
-	// audit event (JSON lines) for every request to this file.
+	// audit event (JSON lines) for every request to this file, when the
+	// request completes.
 	AuditLogPath string
 	// NoController skips the stand-in DP controller.
 	NoController bool
@@ -126,9 +127,12 @@ func CheckBinaries(binDir string) error {
 	return nil
 }
 
-// auditPolicy records every request at the Metadata level.
+// auditPolicy records every request at the Metadata level, once, when it
+// completes (or panics): the other stages would double the audit work the
+// API server does for each request while measurements run.
 const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
+omitStages: [RequestReceived, ResponseStarted]
 rules:
   - level: Metadata
 `
