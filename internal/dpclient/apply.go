@@ -69,7 +69,7 @@ func (c *Client) existing(ctx context.Context, namespace, name string) (*unstruc
 	b := Backoff{Initial: 200 * time.Millisecond, Max: 5 * time.Second}
 	for {
 		rctx, cancel := c.readCtx(ctx)
-		u, err := c.creates.get(rctx, c.source(), namespace, name)
+		u, err := c.creates.get(rctx, namespace, name)
 		cancel()
 		if err == nil || !Transient(err) || ctx.Err() != nil {
 			return u, err

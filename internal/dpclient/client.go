@@ -77,7 +77,7 @@ func NewForInterfaces(dyn dynamic.Interface, md metadata.Interface, opts Options
 		opts.ReadTimeout = DefaultReadTimeout
 	}
 	return &Client{dyn: dyn, meta: md, opts: opts, entries: map[string]any{}, reads: map[string]int{},
-		apps: newApplicationReads(false), creates: newApplicationReads(true)}
+		apps: newApplicationReads(appSource{dyn: dyn}), creates: newApplicationReads(appSource{dyn: dyn, meta: md})}
 }
 
 // Dynamic returns the dynamic client.

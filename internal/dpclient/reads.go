@@ -34,12 +34,9 @@ const (
 // snapshotMaxAge. A write of the provider in a namespace drops its snapshot;
 // after a failed LIST the namespace is read with GETs.
 type applicationReads struct {
-	mu sync.Mutex
-	ns map[string]*namespaceReads
-	// metadataOnly reads only the objects' metadata (through the metadata
-	// client, when the client has one): enough for the existence checks of
-	// creates, and a fraction of the bytes.
-	metadataOnly bool
+	src appSource
+	mu  sync.Mutex
+	ns  map[string]*namespaceReads
 }
 
 type namespaceReads struct {
@@ -67,8 +64,8 @@ func (s *appSnapshot) usable(now time.Time) bool {
 	}
 }
 
-func newApplicationReads(metadataOnly bool) *applicationReads {
-	return &applicationReads{ns: map[string]*namespaceReads{}, metadataOnly: metadataOnly}
+func newApplicationReads(src appSource) *applicationReads {
+	return &applicationReads{src: src, ns: map[string]*namespaceReads{}}
 }
 
 // GetApplication returns the Application namespace/name for a refresh (a
@@ -77,7 +74,7 @@ func newApplicationReads(metadataOnly bool) *applicationReads {
 func (c *Client) GetApplication(ctx context.Context, namespace, name string) (*unstructured.Unstructured, error) {
 	ctx, cancel := c.readCtx(ctx)
 	defer cancel()
-	obj, err := c.apps.get(ctx, c.source(), namespace, name)
+	obj, err := c.apps.get(ctx, namespace, name)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return nil, &ReadError{What: fmt.Sprintf("Application %s/%s", namespace, name), Err: err}
 	}
@@ -86,10 +83,7 @@ func (c *Client) GetApplication(ctx context.Context, namespace, name string) (*u
 
 // get returns the Application namespace/name (a NotFound error when it does
 // not exist). The object is shared: callers must not modify it.
-func (a *applicationReads) get(ctx context.Context, src appSource, namespace, name string) (*unstructured.Unstructured, error) {
-	if !a.metadataOnly {
-		src.meta = nil
-	}
+func (a *applicationReads) get(ctx context.Context, namespace, name string) (*unstructured.Unstructured, error) {
 	a.mu.Lock()
 	r := a.ns[namespace]
 	if r == nil {
@@ -108,10 +102,10 @@ func (a *applicationReads) get(ctx context.Context, src appSource, namespace, na
 	a.mu.Unlock()
 
 	if s == nil {
-		return src.get(ctx, namespace, name)
+		return a.src.get(ctx, namespace, name)
 	}
 	if take {
-		s.items, s.err = src.list(ctx, namespace)
+		s.items, s.err = a.src.list(ctx, namespace)
 		s.taken = time.Now()
 		close(s.done)
 		if s.err != nil && ctx.Err() == nil {
@@ -126,7 +120,7 @@ func (a *applicationReads) get(ctx context.Context, src appSource, namespace, na
 		return nil, ctx.Err()
 	}
 	if s.err != nil {
-		return src.get(ctx, namespace, name)
+		return a.src.get(ctx, namespace, name)
 	}
 	if obj, ok := s.items[name]; ok {
 		return obj, nil
@@ -144,14 +138,12 @@ func (a *applicationReads) forget(namespace string) {
 }
 
 // appSource reads the Applications of a namespace: in full through dyn, or
-// only their metadata through meta when it is set.
+// only their metadata through meta when it is set (enough for the existence
+// checks of creates, and a fraction of the bytes).
 type appSource struct {
 	dyn  dynamic.Interface
 	meta metadata.Interface
 }
-
-// source is where the client reads Applications from.
-func (c *Client) source() appSource { return appSource{dyn: c.dyn, meta: c.meta} }
 
 func (s appSource) get(ctx context.Context, namespace, name string) (*unstructured.Unstructured, error) {
 	if s.meta == nil {
@@ -176,23 +168,24 @@ func (s appSource) list(ctx context.Context, namespace string) (map[string]*unst
 		return items, nil
 	}
 	client := s.meta.Resource(dpapi.ApplicationGVR).Namespace(namespace)
-	opts := metav1.ListOptions{Limit: snapshotPageSize}
-	for {
+	err := pages(ctx, snapshotPageSize, 0, func(ctx context.Context, opts metav1.ListOptions) (string, error) {
 		list, err := client.List(ctx, opts)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		for i := range list.Items {
 			u, err := metadataObject(&list.Items[i])
 			if err != nil {
-				return nil, err
+				return "", err
 			}
 			items[u.GetName()] = u
 		}
-		if opts.Continue = list.GetContinue(); opts.Continue == "" {
-			return items, nil
-		}
+		return list.GetContinue(), nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return items, nil
 }
 
 // metadataObject is an Application of which only the metadata was read.
@@ -207,21 +200,34 @@ func metadataObject(m *metav1.PartialObjectMetadata) (*unstructured.Unstructured
 // listPages LISTs client in pages of size and calls fn for every object;
 // with timeout > 0 each page request is bounded by it.
 func listPages(ctx context.Context, client dynamic.ResourceInterface, size int64, timeout time.Duration, fn func(*unstructured.Unstructured)) error {
+	return pages(ctx, size, timeout, func(ctx context.Context, opts metav1.ListOptions) (string, error) {
+		list, err := client.List(ctx, opts)
+		if err != nil {
+			return "", err
+		}
+		for i := range list.Items {
+			fn(&list.Items[i])
+		}
+		return list.GetContinue(), nil
+	})
+}
+
+// pages runs a LIST in pages of size: page requests one page with opts and
+// returns its continue token ("" after the last). With timeout > 0 each page
+// request is bounded by it.
+func pages(ctx context.Context, size int64, timeout time.Duration, page func(context.Context, metav1.ListOptions) (string, error)) error {
 	opts := metav1.ListOptions{Limit: size}
 	for {
 		pctx, cancel := ctx, context.CancelFunc(func() {})
 		if timeout > 0 {
 			pctx, cancel = context.WithTimeout(ctx, timeout)
 		}
-		list, err := client.List(pctx, opts)
+		next, err := page(pctx, opts)
 		cancel()
 		if err != nil {
 			return err
 		}
-		for i := range list.Items {
-			fn(&list.Items[i])
-		}
-		if opts.Continue = list.GetContinue(); opts.Continue == "" {
+		if opts.Continue = next; next == "" {
 			return nil
 		}
 	}

@@ -84,10 +84,13 @@ func TestApplicationReads_OneListPerNamespaceAfterTheFirstRead(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			src := appSource{dyn: dyn, meta: md}
-			reads := newApplicationReads(metadataOnly)
+			src := appSource{dyn: dyn}
+			if metadataOnly {
+				src.meta = md
+			}
+			reads := newApplicationReads(src)
 			read := func(name string) error {
-				obj, err := reads.get(ctx, src, e.namespace, name)
+				obj, err := reads.get(ctx, e.namespace, name)
 				if err == nil && obj.GetName() != name {
 					t.Fatalf("read %s, got %s", name, obj.GetName())
 				}
@@ -135,7 +138,7 @@ func TestApplicationReads_OneListPerNamespaceAfterTheFirstRead(t *testing.T) {
 			counter.mu.Lock()
 			counter.forbidList = true
 			counter.mu.Unlock()
-			reads = newApplicationReads(metadataOnly)
+			reads = newApplicationReads(src)
 			for _, name := range []string{"r0", "r1", "r2", "r3"} {
 				if err := read(name); err != nil {
 					t.Fatal(err)
