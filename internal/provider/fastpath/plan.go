@@ -40,9 +40,9 @@ func reqTypeName(req *tfprotov6.PlanResourceChangeRequest) string {
 // resource without prior state, done on the top-level attributes only: the
 // proposed state gets the defaults where the configuration is null, write-only
 // values are removed, and computed attributes null in the configuration
-// become unknown. Plan modifiers do nothing without a prior state (the schema
-// has only UseStateForUnknown and RequiresReplace: a guard test checks it), so ModifyPlan comes next,
-// as the framework calls it. A plan with diagnostics, replacements or an
+// become unknown. Plan modifiers do nothing without a prior state (checkPlan
+// admits only UseStateForUnknown and RequiresReplace), so ModifyPlan comes
+// next, as the framework calls it. A plan with diagnostics, replacements or an
 // identity goes to the framework, which renders them.
 func (s *server) planCreate(ctx context.Context, t *target, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
 	proposed, config := req.ProposedNewState, req.Config
@@ -50,6 +50,10 @@ func (s *server) planCreate(ctx context.Context, t *target, req *tfprotov6.PlanR
 		len(req.PriorPrivate) > 0 || (req.PriorIdentity != nil && req.PriorIdentity.IdentityData != nil && !isMsgPackNil(req.PriorIdentity.IdentityData.MsgPack)) ||
 		proposed == nil || config == nil || len(proposed.JSON) > 0 || len(config.JSON) > 0 ||
 		len(proposed.MsgPack) == 0 || isMsgPackNil(proposed.MsgPack) {
+		return nil, false
+	}
+	r, ok := s.configured(ctx, t)
+	if !ok {
 		return nil, false
 	}
 	info := t.info
@@ -84,10 +88,6 @@ func (s *server) planCreate(ctx context.Context, t *target, req *tfprotov6.PlanR
 	}
 	planVal := tftypes.NewValue(info.typ, plan)
 
-	r, ok := s.configured(ctx, t)
-	if !ok {
-		return nil, false
-	}
 	mreq := resource.ModifyPlanRequest{
 		ClientCapabilities: modifyPlanCapabilities(req.ClientCapabilities),
 		Config:             tfsdk.Config{Schema: info.schema, Raw: cfgVal},
