@@ -3,6 +3,7 @@ package dpclient
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -107,11 +108,7 @@ func (c *Client) readCtx(ctx context.Context) (context.Context, context.CancelFu
 func (c *Client) Reads() map[string]int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make(map[string]int, len(c.reads))
-	for k, v := range c.reads {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(c.reads)
 }
 
 // cached returns the cached value of key or computes it once with fetch.

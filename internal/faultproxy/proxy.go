@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -357,11 +358,7 @@ func (p *Proxy) Count(verb, resource string) int {
 func (p *Proxy) Counts() map[Key]int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make(map[Key]int, len(p.counts))
-	for k, c := range p.counts {
-		out[k] = c
-	}
-	return out
+	return maps.Clone(p.counts)
 }
 
 // Requests returns the request log in arrival order (the first 100 000

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -73,15 +74,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	ctx, cancel := context.WithTimeout(ctx, plan.timeout(ctx, "create", defaultCreateTimeout))
 	defer cancel()
 	w := r.write(ctx, &plan, nil, sensitive, "create")
-	resp.Diagnostics.Append(w.diags...)
-	if !w.recorded {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(w.setPrivate(ctx, resp.Private)...)
-	if resp.Identity != nil {
-		resp.Diagnostics.Append(resp.Identity.Set(ctx, applicationIdentity{Namespace: plan.Namespace, Name: plan.Name})...)
-	}
+	resp.Diagnostics.Append(w.record(ctx, &plan, &resp.State, resp.Private, resp.Identity)...)
 }
 
 // Update writes the Application again. When DP's verdict does not come, the
@@ -107,15 +100,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	ctx, cancel := context.WithTimeout(ctx, plan.timeout(ctx, "update", defaultUpdateTimeout))
 	defer cancel()
 	w := r.write(ctx, &plan, &state, sensitive, "update")
-	resp.Diagnostics.Append(w.diags...)
-	if !w.recorded {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(w.setPrivate(ctx, resp.Private)...)
-	if resp.Identity != nil {
-		resp.Diagnostics.Append(resp.Identity.Set(ctx, applicationIdentity{Namespace: plan.Namespace, Name: plan.Name})...)
-	}
+	resp.Diagnostics.Append(w.record(ctx, &plan, &resp.State, resp.Private, resp.Identity)...)
 }
 
 // writeOutcome is what write did.
@@ -139,6 +124,21 @@ func (w *writeOutcome) setPrivate(ctx context.Context, private privateSetter) di
 	if w.uid != "" {
 		uid, _ := json.Marshal(w.uid)
 		diags.Append(private.SetKey(ctx, privateUID, uid)...)
+	}
+	return diags
+}
+
+// record returns a write's diagnostics and, when the write was recorded,
+// stores plan as the new state, the private data and the identity.
+func (w *writeOutcome) record(ctx context.Context, plan *applicationModel, state *tfsdk.State, private privateSetter, identity *tfsdk.ResourceIdentity) diag.Diagnostics {
+	diags := w.diags
+	if !w.recorded {
+		return diags
+	}
+	diags.Append(state.Set(ctx, plan)...)
+	diags.Append(w.setPrivate(ctx, private)...)
+	if identity != nil {
+		diags.Append(identity.Set(ctx, applicationIdentity{Namespace: plan.Namespace, Name: plan.Name})...)
 	}
 	return diags
 }
