@@ -56,7 +56,7 @@ func (b *Backoff) Next() time.Duration {
 		d = b.Max
 	}
 	b.attempt++
-	return d/2 + rand.N(d/2+1) //nolint:gosec // jitter, not security
+	return d/2 + rand.N(d/2+1) // jitter, not security
 }
 
 // Reset starts over after progress.
