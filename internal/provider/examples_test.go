@@ -232,12 +232,8 @@ func TestExamples_TofuValidate(t *testing.T) {
 		"CHECKPOINT_DISABLE=1",
 		"TF_LOG=",
 	)
-	for i, cli := range examplesCLIs(t, tofu) {
-		name := strings.ReplaceAll(cli.version, " ", "_")
-		if i == 0 {
-			name = "" // the toolchain's CLI keeps the subtest names it always had
-		}
-		t.Run(name, func(t *testing.T) {
+	for _, cli := range examplesCLIs(t, tofu) {
+		t.Run(cli.version, func(t *testing.T) {
 			examplesValidate(t, root, cli, env)
 		})
 	}
