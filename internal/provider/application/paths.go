@@ -1,7 +1,6 @@
 package application
 
 import (
-	"encoding/json"
 	"sort"
 	"strings"
 
@@ -84,25 +83,33 @@ func lookupPath(doc any, p []string) (any, bool) {
 	return cur, true
 }
 
-// encodePaths and decodePaths store key paths in private state (paths only, never values).
-func encodePaths(paths [][]string) []byte {
-	if paths == nil {
-		paths = [][]string{}
-	}
-	b, _ := json.Marshal(paths)
-	return b
-}
+// sensitivePath is the key path of a value written from sensitive_settings,
+// as the private state records it.
+type sensitivePath []string
 
-func decodePaths(b []byte) [][]string {
-	var out [][]string
-	if len(b) == 0 {
-		return nil
-	}
-	if err := json.Unmarshal(b, &out); err != nil {
-		return nil
+// secretPaths lists the key paths of the values of sensitive_settings that a
+// write sends (null leaves remove a setting and are not secrets).
+func secretPaths(sensitive any) []sensitivePath {
+	var out []sensitivePath
+	for _, p := range leafPaths(sensitive) {
+		if v, ok := lookupPath(sensitive, p); ok && v != nil {
+			out = append(out, sensitivePath(p))
+		}
 	}
 	return out
 }
+
+// plainPaths returns the key paths of sps.
+func plainPaths(sps []sensitivePath) [][]string {
+	out := make([][]string, 0, len(sps))
+	for _, sp := range sps {
+		out = append(out, []string(sp))
+	}
+	return out
+}
+
+// display is the path as diagnostics name it.
+func (sp sensitivePath) display() string { return strings.Join(sp, ".") }
 
 // isEmptyDoc reports whether doc is nil or an empty object.
 func isEmptyDoc(doc any) bool {
