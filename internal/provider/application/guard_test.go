@@ -214,5 +214,5 @@ func TestPlan_UnknownSensitiveSettingsVersionKeepsTheGuard(t *testing.T) {
 	if !decodeModel(t, applyResp.NewState).Equal(decodeModel(t, created.state)) {
 		t.Fatal("the refused apply changed the state")
 	}
-	
+
 }
