@@ -331,7 +331,7 @@ func (h *harness) planAndApply(prior *tfprotov6.DynamicValue, priorPrivate []byt
 func (h *harness) read(state *tfprotov6.DynamicValue, private []byte) *tfprotov6.ReadResourceResponse {
 	h.t.Helper()
 	resp, err := h.srv.ReadResource(context.Background(), &tfprotov6.ReadResourceRequest{
-		TypeName: TypeName, CurrentState: state, Private: private,
+		TypeName: TypeName, CurrentState: state, Private: private, CurrentIdentity: encodeIdentity(h.t, "demo", "app"),
 	})
 	if err != nil {
 		h.t.Fatal(err)
