@@ -178,36 +178,44 @@ func (r *Resource) refresh(ctx context.Context, state *applicationModel, priv pr
 		// state, and every one is kept out of DP's texts.
 		settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
 		secrets := newRedactor(settings)
-		diags.Append(r.fromObject(ctx, state, obj, nil, r.fieldManager(state), secrets.redact)...)
+		diags.Append(r.fromObject(ctx, state, obj, nil, r.fieldManager(state), secrets.Redact)...)
 		state.Settings, state.LastAppliedSettings, state.EffectiveSettings = types.DynamicNull(), types.DynamicNull(), types.DynamicNull()
 		return out, diags
 	}
-	paths := plainPaths(priv.SensitivePaths)
-	secrets := newRedactor(valuesAt(obj, paths))
-	diags.Append(r.fromObject(ctx, state, obj, paths, r.fieldManager(state), secrets.redact)...)
+	values, keys := secretsInCluster(obj, priv.SensitivePaths)
+	secrets := newRedactor(values).WithKeys(keys)
+	diags.Append(r.fromObject(ctx, state, obj, priv.SensitivePaths, r.fieldManager(state), secrets.Redact)...)
 	return out, diags
 }
 
-// valuesAt returns the values of spec.settings at paths (the values
-// sensitive_settings wrote), for redaction.
-func valuesAt(obj *unstructured.Unstructured, paths [][]string) []any {
-	if len(paths) == 0 {
-		return nil
+// secretsInCluster returns the values of spec.settings at the sensitive
+// paths (the values sensitive_settings wrote), and the keys on those paths
+// recorded hashed, for redaction.
+func secretsInCluster(obj *unstructured.Unstructured, sps []sensitivePath) (values []any, keys []string) {
+	if len(sps) == 0 {
+		return nil, nil
 	}
 	settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
-	out := make([]any, 0, len(paths))
-	for _, p := range paths {
-		if v, ok := lookupPath(settings, p); ok {
-			out = append(out, v)
+	salt := appSalt(obj.GetNamespace(), obj.GetName())
+	for _, sp := range sps {
+		plain, v, ok := sp.resolve(settings, salt)
+		if !ok {
+			continue
+		}
+		values = append(values, v)
+		for i, seg := range sp {
+			if strings.HasPrefix(seg, hashedKey) {
+				keys = append(keys, plain[i])
+			}
 		}
 	}
-	return out
+	return values, keys
 }
 
 // fromObject refreshes m from the Application in the cluster.
 //
 //nolint:unparam // returns diagnostics like the framework setters it calls, for future conversions that can fail
-func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *unstructured.Unstructured, sensitivePaths [][]string, manager string, redact func(string) string) diag.Diagnostics {
+func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *unstructured.Unstructured, sensitivePaths []sensitivePath, manager string, redact func(string) string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	m.ID = types.StringValue(obj.GetNamespace() + "/" + obj.GetName())
 	m.Name = types.StringValue(obj.GetName())
@@ -234,7 +242,8 @@ func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *uns
 		prior, _, _ = convert.FromDynamic(m.Settings)
 	}
 	spec, hasSettings, _ := unstructured.NestedFieldCopy(obj.Object, "spec", "settings")
-	settings := stripPaths(spec, sensitivePaths, func(p []string) bool {
+	salt := appSalt(obj.GetNamespace(), obj.GetName())
+	settings := stripPaths(spec, resolvePaths(spec, sensitivePaths, salt), func(p []string) bool {
 		v, ok := lookupPath(prior, p)
 		return ok && isEmptyDoc(v)
 	})

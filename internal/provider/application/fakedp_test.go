@@ -43,6 +43,7 @@ type fakeDP struct {
 	patches      []map[string]any  // bodies of the applies
 	failPatch    func() (int, any) // answers a PATCH instead of applying it when it returns a code
 	seq          int
+	schema       map[string]any // settings schema; nil = demo-settings.yaml
 }
 
 func newFakeDP(t *testing.T) *fakeDP {
@@ -54,6 +55,9 @@ func newFakeDP(t *testing.T) *fakeDP {
 }
 
 func (f *fakeDP) settingsSchema() map[string]any {
+	if f.schema != nil {
+		return f.schema
+	}
 	raw, err := os.ReadFile(filepath.Join("..", "testdata", "app", "demo-settings.yaml"))
 	if err != nil {
 		f.t.Fatal(err)

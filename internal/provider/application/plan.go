@@ -159,7 +159,7 @@ func (r *Resource) planChecks(ctx context.Context, in planRequest, sensitive any
 	// could hold one).
 	secrets := newRedactor(sensitive)
 	var diags diag.Diagnostics
-	defer func() { out.diags.Append(secrets.diagnostics(diags)...) }()
+	defer func() { out.diags.Append(secrets.Diagnostics(diags)...) }()
 	diags.Append(givenTwice(settings, sensitive)...)
 	if prior != nil {
 		diags.Append(removalGuard(plan, prior, sensitive, in.private, r.checksRequired())...)
@@ -185,6 +185,7 @@ func (r *Resource) planChecks(ctx context.Context, in planRequest, sensitive any
 		ci.hasPrevious, ci.previous = false, nil
 	}
 	res := r.checkAtPlan(ctx, cl, ci)
+	secrets = secrets.WithKeys(undeclaredKeys(sensitive, res.declared))
 	diags.Append(res.diags...)
 	if res.repository != "" && plan.PackageRepositoryName.IsUnknown() {
 		plan.PackageRepositoryName = types.StringValue(res.repository)
@@ -297,9 +298,10 @@ func removalGuard(plan, prior *applicationModel, sensitive any, priv privateStat
 	if !versionUnknown && !plan.SensitiveSettingsVersion.Equal(prior.SensitiveSettingsVersion) {
 		return diags
 	}
+	salt := appSalt(prior.Namespace.ValueString(), prior.Name.ValueString())
 	var missing []string
 	for _, sp := range priv.SensitivePaths {
-		if v, ok := lookupPath(sensitive, sp); (!ok || v == nil) && !underUnknown(sensitive, sp) {
+		if _, v, ok := sp.resolve(sensitive, salt); (!ok || v == nil) && !sp.underUnknown(sensitive, salt) {
 			missing = append(missing, sp.display())
 		}
 	}
@@ -323,10 +325,10 @@ func removalGuard(plan, prior *applicationModel, sensitive any, priv privateStat
 	return diags
 }
 
-// underUnknown reports whether p leads into an unknown part of doc.
-func underUnknown(doc any, p []string) bool {
+// underUnknown reports whether sp leads into an unknown part of doc.
+func (sp sensitivePath) underUnknown(doc any, salt string) bool {
 	cur := doc
-	for _, k := range p {
+	for _, seg := range sp {
 		if cur == (engine.Unknown{}) {
 			return true
 		}
@@ -334,10 +336,11 @@ func underUnknown(doc any, p []string) bool {
 		if !ok {
 			return false
 		}
-		cur, ok = m[k]
-		if !ok {
+		plain, _, found := sensitivePath{seg}.resolve(m, salt)
+		if !found {
 			return false
 		}
+		cur = m[plain[0]]
 	}
 	return cur == (engine.Unknown{})
 }

@@ -42,6 +42,7 @@ type checkOutput struct {
 	replace    bool // immutable fields changed in replace mode
 	repository string
 	effective  map[string]any
+	declared   declaredFunc // the properties of the settings schema (nil when it was not read)
 }
 
 func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any) checkInput {
@@ -167,6 +168,7 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 	// Grant catalogs.
 	catalog := engine.Catalog{}
 	fields := pkg.Fields()
+	out.declared = declaredPaths(fields)
 	for _, f := range fields {
 		if f.GrantableResource == "" {
 			continue

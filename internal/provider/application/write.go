@@ -100,6 +100,7 @@ type writeRequest struct {
 	settings    any
 	sensitive   any
 	secrets     *redactor
+	declared    declaredFunc // the settings schema's properties, when the apply ran the checks
 	body        map[string]any
 	opts        dpclient.ApplyOptions
 	who         string
@@ -143,7 +144,9 @@ func (r *Resource) prepareWrite(ctx context.Context, plan, prior *applicationMod
 	effectiveUnknown := !fullyKnown(ctx, plan.EffectiveSettings)
 	if repoUnresolved || effectiveUnknown || wr.sensitive != nil {
 		out := r.checkAtApply(ctx, cl, checkInputFromModel(plan, prior, settings, wr.sensitive))
-		diags.Append(wr.secrets.diagnostics(out.diags)...)
+		wr.declared = out.declared
+		wr.secrets = wr.secrets.WithKeys(undeclaredKeys(wr.sensitive, out.declared))
+		diags.Append(wr.secrets.Diagnostics(out.diags)...)
 		if diags.HasError() {
 			return nil, diags
 		}
@@ -170,7 +173,7 @@ func (r *Resource) create(ctx context.Context, plan *applicationModel, sensitive
 	if wr == nil {
 		return w
 	}
-	defer func() { w.diags = wr.secrets.diagnostics(w.diags) }()
+	defer func() { w.diags = wr.secrets.Diagnostics(w.diags) }()
 	obj, err := wr.cl.Apply(ctx, wr.body, wr.opts)
 	if err != nil {
 		var we *dpclient.WriteError
@@ -207,7 +210,7 @@ func (r *Resource) update(ctx context.Context, plan, prior *applicationModel, se
 	if wr == nil {
 		return w
 	}
-	defer func() { w.diags = wr.secrets.diagnostics(w.diags) }()
+	defer func() { w.diags = wr.secrets.Diagnostics(w.diags) }()
 	obj, err := wr.cl.Apply(ctx, wr.body, wr.opts)
 	if err != nil {
 		var we *dpclient.WriteError
@@ -252,14 +255,14 @@ func (r *Resource) waitApplied(ctx context.Context, wr *writeRequest, obj *unstr
 	if !wr.plan.Wait.ValueBool() {
 		return obj, nil
 	}
-	return wr.cl.Wait(ctx, obj, dpclient.WaitOptions{Condition: wr.plan.waitFor(), Redact: wr.secrets.redact})
+	return wr.cl.Wait(ctx, obj, dpclient.WaitOptions{Condition: wr.plan.waitFor(), Redact: wr.secrets.Redact})
 }
 
 // written fills the plan model with the state to record after a write that
 // landed, and the private state.
 func (r *Resource) written(_ context.Context, wr *writeRequest, obj *unstructured.Unstructured, waitErr error, w *writeOutcome) {
 	plan := wr.plan
-	paths := secretPaths(wr.sensitive)
+	paths := secretPaths(wr.sensitive, wr.declared, appSalt(plan.Namespace.ValueString(), plan.Name.ValueString()))
 	if wr.sensitive == nil && wr.prior != nil && plan.SensitiveSettingsVersion.Equal(wr.prior.SensitiveSettingsVersion) {
 		// sensitive_settings not given in this run: the paths recorded
 		// before stay (the removal guard let this write through only
@@ -276,10 +279,10 @@ func (r *Resource) written(_ context.Context, wr *writeRequest, obj *unstructure
 	}
 	plan.ID = types.StringValue(plan.Namespace.ValueString() + "/" + plan.Name.ValueString())
 	if plan.Status.IsUnknown() || waitErr != nil {
-		plan.Status = statusValue(obj, wr.secrets.redact)
+		plan.Status = statusValue(obj, wr.secrets.Redact)
 	}
 	if plan.LastAppliedSettings.IsUnknown() {
-		plan.LastAppliedSettings = lastAppliedValue(obj, plainPaths(paths))
+		plan.LastAppliedSettings = lastAppliedValue(obj, paths)
 	}
 	if plan.EffectiveSettings.IsUnknown() {
 		plan.EffectiveSettings = types.DynamicNull()
