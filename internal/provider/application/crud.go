@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -351,9 +352,36 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	}
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 	wait := state.Wait.IsNull() || state.Wait.ValueBool()
-	if err := cl.Delete(ctx, ns, name, readPrivate(ctx, req.Private).UID, wait); err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Cannot delete Application %s/%s", ns, name), err.Error())
+	priv := readPrivate(ctx, req.Private)
+	if err := cl.Delete(ctx, ns, name, priv.UID, wait); err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("Cannot delete Application %s/%s", ns, name), deleteErrorText(ctx, cl, ns, name, priv, err))
 	}
+}
+
+// deleteErrorText is a failed delete's error with the secrets redacted from
+// the DP status it quotes: the values sensitive_settings wrote are read from
+// the Application (on a context of its own, since the delete's may have
+// ended); when it cannot be read, DP's status is left out.
+func deleteErrorText(ctx context.Context, cl *dpclient.Client, ns, name string, priv privateState, err error) string {
+	text := err.Error()
+	if len(priv.SensitivePaths) == 0 && !priv.Imported {
+		return text
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	obj, gerr := cl.GetApplication(rctx, ns, name)
+	if gerr != nil {
+		if i := strings.Index(text, ". Last status: "); i >= 0 {
+			return text[:i] + ". (DP's last status is left out: it may quote secrets, and the Application could not be read to redact them.)"
+		}
+		return text
+	}
+	if priv.Imported {
+		settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
+		return newRedactor(settings).Redact(text)
+	}
+	values, keys := secretsInCluster(obj, priv.SensitivePaths)
+	return newRedactor(values).WithKeys(keys).Redact(text)
 }
 
 // dpFieldRef is how DP's texts name a settings field: field "a.b[0].c".

@@ -44,6 +44,7 @@ type fakeDP struct {
 	failPatch    func() (int, any) // answers a PATCH instead of applying it when it returns a code
 	seq          int
 	schema       map[string]any // settings schema; nil = demo-settings.yaml
+	keepOnDelete bool           // a DELETE leaves the Application in place (a finalizer that never ends)
 }
 
 func newFakeDP(t *testing.T) *fakeDP {
@@ -116,7 +117,9 @@ func (f *fakeDP) serveApp(w http.ResponseWriter, r *http.Request, name string) {
 		}
 		f.notFound(w)
 	case http.MethodDelete:
-		delete(f.apps, name)
+		if !f.keepOnDelete {
+			delete(f.apps, name)
+		}
 		f.reply(w, 200, map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Success"})
 	case http.MethodPatch:
 		body, _ := io.ReadAll(r.Body)
