@@ -45,6 +45,7 @@ type fakeDP struct {
 	seq          int
 	schema       map[string]any // settings schema; nil = demo-settings.yaml
 	keepOnDelete bool           // a DELETE leaves the Application in place (a finalizer that never ends)
+	dropReply    bool           // a PATCH is applied, then the connection is cut before the reply
 }
 
 func newFakeDP(t *testing.T) *fakeDP {
@@ -132,6 +133,15 @@ func (f *fakeDP) serveApp(w http.ResponseWriter, r *http.Request, name string) {
 			if code, reply := f.failPatch(); code != 0 {
 				f.reply(w, code, reply)
 				return
+			}
+		}
+		if f.dropReply {
+			f.apply(name, cfg)
+			if hj, ok := w.(http.Hijacker); ok {
+				if conn, _, err := hj.Hijack(); err == nil {
+					_ = conn.Close()
+					return
+				}
 			}
 		}
 		f.reply(w, 200, f.apply(name, cfg))
