@@ -95,6 +95,13 @@ func (f *fakeDP) serve(w http.ResponseWriter, r *http.Request) {
 		f.reply(w, 200, map[string]any{"apiVersion": "multitenancy.deckhouse.io/v1alpha1", "kind": "AvailableClusterResource",
 			"metadata": map[string]any{"name": "storageclasses", "namespace": "demo"},
 			"status":   map[string]any{"default": f.grantDefault, "available": []any{map[string]any{"name": "fast"}, map[string]any{"name": "slow"}}}})
+	case p == "/api":
+		f.reply(w, 200, map[string]any{"kind": "APIVersions", "versions": []any{"v1"}, "serverAddressByClientCIDRs": []any{}})
+	case p == "/apis":
+		f.reply(w, 200, map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": []any{}})
+	case p == "/api/v1":
+		f.reply(w, 200, map[string]any{"kind": "APIResourceList", "groupVersion": "v1", "resources": []any{map[string]any{
+			"name": "secrets", "singularName": "secret", "namespaced": true, "kind": "Secret", "verbs": []any{"get", "list"}}}})
 	case p == appsPrefix && r.Method == http.MethodGet:
 		items := []any{}
 		for _, a := range f.apps {

@@ -236,7 +236,7 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 
 	// ui-resource-name referents (warnings only, at plan).
 	if stage.atPlan {
-		out.diags.Append(r.checkReferents(ctx, cl, in.namespace, fields, res.Effective)...)
+		out.diags.Append(r.checkReferents(ctx, cl, in, fields, res.Effective)...)
 	}
 
 	// Effective settings from settings alone (unknown where settings are).
@@ -279,9 +279,12 @@ func problemInSensitive(settings, sensitive any, p engine.Path) bool {
 }
 
 // checkReferents warns when a field with x-deckhouse-ui-resource-name names
-// an object that does not exist (yet) in the namespace.
-func (r *Resource) checkReferents(ctx context.Context, cl *dpclient.Client, namespace string, fields []engine.Field, effective map[string]any) diag.Diagnostics {
+// an object that does not exist (yet) in the namespace. A name given in
+// sensitive_settings is not looked up: a GET would carry it in its URL,
+// which the API server's audit log and debug logs record.
+func (r *Resource) checkReferents(ctx context.Context, cl *dpclient.Client, in checkInput, fields []engine.Field, effective map[string]any) diag.Diagnostics {
 	var diags diag.Diagnostics
+	namespace := in.namespace
 	for _, f := range fields {
 		if f.ResourceName == nil || f.ResourceName.Kind == "" {
 			continue
@@ -304,6 +307,12 @@ func (r *Resource) checkReferents(ctx context.Context, cl *dpclient.Client, name
 			continue
 		}
 		field := "settings." + f.Path.String()
+		if in.sensitive != nil && problemInSensitive(in.settings, in.sensitive, f.Path) {
+			diags.AddAttributeWarning(path.Root("sensitive_settings"), "Referenced object not checked",
+				fmt.Sprintf("sensitive_settings.%s names a %s (x-deckhouse-ui-resource-name); the plan does not look it up, since "+
+					"the request would carry the name in its URL, which API server audit logs and debug logs record.", f.Path.String(), f.ResourceName.Kind))
+			continue
+		}
 		got, err := cl.Referent(ctx, f.ResourceName.APIVersion, f.ResourceName.Kind, namespace, name)
 		if err != nil {
 			diags.AddAttributeWarning(path.Root("settings"), "Referenced object not checked",
