@@ -22,6 +22,7 @@ import (
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
 // fakeDP is an httptest API server with the objects the resource reads and
@@ -257,15 +258,20 @@ type harness struct {
 	t   *testing.T
 	dp  *fakeDP
 	srv tfprotov6.ProviderServer
+	p   *testProvider
 }
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	dp := newFakeDP(t)
-	srv := providerserver.NewProtocol6(&testProvider{})()
+	p := &testProvider{}
+	srv := providerserver.NewProtocol6(p)()
 	configure(t, srv, dp.srv.URL, "")
-	return &harness{t: t, dp: dp, srv: srv}
+	return &harness{t: t, dp: dp, srv: srv, p: p}
 }
+
+// required sets plan_checks = "required".
+func (h *harness) required() { h.p.data.PlanChecks = providerdata.PlanChecksRequired }
 
 // demoConfig is the configuration of Application demo/app of package
 // demo-app at v1.0.0 with settings.

@@ -184,6 +184,20 @@ func (r *Resource) planChecks(ctx context.Context, in planRequest, sensitive any
 	if replacing {
 		ci.hasPrevious, ci.previous = false, nil
 	}
+	if prior != nil && !replacing {
+		if in.private.Imported {
+			if err := previousFromCluster(ctx, cl, &ci); err != nil {
+				notChecked("Settings not checked at plan: "+connectionProblem(err), "Cannot read "+describe(plan)+
+					" for the settings DP applied last, which the update checks compare with after an import: "+err.Error()+".")
+				return
+			}
+			// Any value of an imported Application may be a secret.
+			secrets = newRedactor(sensitive, ci.previous)
+		} else if ci.required && ci.hasPrevious {
+			ci.previous = withUnknownSecrets(ci.previous, sensitive, in.private.SensitivePaths,
+				appSalt(prior.Namespace.ValueString(), prior.Name.ValueString()))
+		}
+	}
 	res := r.checkAtPlan(ctx, cl, ci)
 	secrets = secrets.WithKeys(undeclaredKeys(sensitive, res.declared))
 	diags.Append(res.diags...)

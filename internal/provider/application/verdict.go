@@ -30,6 +30,7 @@ type checkInput struct {
 	sensitive        any
 	previous         any
 	hasPrevious      bool
+	previousIsRaw    bool // previous is spec.settings, not DP's effective settings
 	allowDestructive bool
 	immutableMode    string
 	required         bool // plan_checks = "required": what cannot be checked at plan is an error
@@ -193,6 +194,7 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 		Settings:               merged,
 		Previous:               in.previous,
 		HasPrevious:            in.hasPrevious,
+		PreviousIsRaw:          in.previousIsRaw,
 		Catalog:                catalog,
 		AllowDestructiveSwitch: in.allowDestructive,
 	}
@@ -351,16 +353,57 @@ func selectorFrom(m map[string]any) (labels.Selector, error) {
 
 // skippedByDocument reports the checks skipped for unknown values, at
 // settings or sensitive_settings depending on where the unknown value is.
+// Checks skipped for an unknown previous value (a path written from
+// sensitive_settings, see previous.go) have their own words: that value is
+// never known to the provider, not even at apply.
 func skippedByDocument(in checkInput, skipped []engine.Skipped) diag.Diagnostics {
 	var inSettings, inSensitive []engine.Skipped
+	previous := map[string][]string{}
+	var previousOrder []engine.Path
 	for _, s := range skipped {
-		if in.sensitive != nil && problemInSensitive(in.settings, in.sensitive, s.Unknown) {
+		switch {
+		case s.Document == engine.DocPreviousSettings:
+			key := s.Unknown.String()
+			if _, seen := previous[key]; !seen {
+				previousOrder = append(previousOrder, s.Unknown)
+			}
+			previous[key] = append(previous[key], s.Check)
+		case in.sensitive != nil && problemInSensitive(in.settings, in.sensitive, s.Unknown):
 			inSensitive = append(inSensitive, s)
-		} else {
+		default:
 			inSettings = append(inSettings, s)
 		}
 	}
 	diags := diagnostics.Skipped(path.Root("settings"), inSettings, in.required)
 	diags.Append(diagnostics.Skipped(path.Root("sensitive_settings"), inSensitive, in.required)...)
+	for _, p := range previousOrder {
+		rootName := "settings"
+		if in.sensitive != nil && problemInSensitive(in.settings, in.sensitive, p) {
+			rootName = "sensitive_settings"
+		}
+		where := diagnostics.AttributePath(path.Root(rootName), p)
+		name := rootName + "." + p.String()
+		summary := "Not checked at plan: the previous value of " + name + " is not known"
+		detail := fmt.Sprintf("%s was written from sensitive_settings, whose values the provider never keeps, so these update "+
+			"checks cannot compare with its previous value: %s. DP's webhook runs them when the Application is written.",
+			name, strings.Join(uniqueStrings(previous[p.String()]), "; "))
+		if in.required {
+			diags.AddAttributeError(where, summary, detail+` plan_checks = "required" makes this an error: use plan_checks = "best_effort" to leave them to DP.`)
+		} else {
+			diags.AddAttributeWarning(where, summary, detail)
+		}
+	}
 	return diags
+}
+
+func uniqueStrings(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }
