@@ -211,7 +211,34 @@ func (r *Resource) planChecks(ctx context.Context, in planRequest, sensitive any
 	if res.deferred || diags.HasError() {
 		return
 	}
-	plan.EffectiveSettings = convert.ToDynamic(res.effective)
+	plan.EffectiveSettings = convert.ToDynamic(grantDefaultsUnknown(res.effective, settings, res.grantPaths))
+}
+
+// grantDefaultsUnknown marks unknown the values of effective that a project
+// grant supplies (fields bound to a grant that settings leave out): DP
+// injects the project default when it applies the settings, and a project
+// administrator may change that default, or the catalog, between plan and
+// apply. A plan that showed the default of its time would then disagree
+// with the plan the apply makes ("inconsistent final plan"); apply records
+// the value DP used.
+func grantDefaultsUnknown(effective map[string]any, settings any, paths [][]string) map[string]any {
+	var out map[string]any
+	for _, p := range paths {
+		if _, given := lookupPath(settings, p); given {
+			continue
+		}
+		if _, injected := lookupPath(effective, p); !injected {
+			continue
+		}
+		if out == nil {
+			out, _ = engine.Merge(map[string]any{}, effective).(map[string]any) // a deep copy
+		}
+		setUnknown(out, p)
+	}
+	if out == nil {
+		return effective
+	}
+	return out
 }
 
 // writesMetadata reports whether an update with an unchanged spec writes

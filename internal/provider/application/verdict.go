@@ -44,6 +44,7 @@ type checkOutput struct {
 	repository string
 	effective  map[string]any
 	declared   declaredFunc // the properties of the settings schema (nil when it was not read)
+	grantPaths [][]string   // key paths of the fields bound to a project grant
 }
 
 func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any) checkInput {
@@ -170,6 +171,7 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 	catalog := engine.Catalog{}
 	fields := pkg.Fields()
 	out.declared = declaredPaths(fields)
+	out.grantPaths = grantPaths(fields)
 	for _, f := range fields {
 		if f.GrantableResource == "" {
 			continue
@@ -249,6 +251,29 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 	}
 	if out.effective == nil {
 		out.effective = map[string]any{}
+	}
+	return out
+}
+
+// grantPaths lists the key paths of the fields bound to a project grant
+// (x-deckhouse-grantable-resource), outside arrays and maps.
+func grantPaths(fields []engine.Field) [][]string {
+	var out [][]string
+	for _, f := range fields {
+		if f.GrantableResource == "" {
+			continue
+		}
+		var keys []string
+		for _, seg := range f.Path {
+			if seg.IsIndex || seg.Key == "*" {
+				keys = nil
+				break
+			}
+			keys = append(keys, seg.Key)
+		}
+		if keys != nil {
+			out = append(out, keys)
+		}
 	}
 	return out
 }
