@@ -51,7 +51,8 @@ func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
 		private      string
 		wantShortcut bool
 	}{
-		{name: "unchanged", served: contractApplication(2), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`, wantShortcut: true},
+		{name: "unchanged", served: contractApplication(2), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg==","resource_version":"Ijci"}`, wantShortcut: true},
+		{name: "resourceVersion not recorded", served: contractApplication(2), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`},
 		{name: "drift", served: contractApplication(3), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`},
 		{name: "deleted", served: nil, private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`},
 		{name: "pending update", served: contractApplication(2), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg==","apply_pending":"dHJ1ZQ=="}`},

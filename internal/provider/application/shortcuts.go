@@ -15,7 +15,7 @@ import (
 // which ModifyPlan plans again. (The protocol shortcut of unchanged plans
 // asks this.)
 func (r *Resource) PlanUnchanged(private map[string][]byte) bool {
-	return len(private[privateApplyPending]) == 0
+	return !privateFromMap(private).ApplyPending
 }
 
 // ReadUnchanged refreshes the Application as Read does and reports whether
@@ -24,11 +24,8 @@ func (r *Resource) PlanUnchanged(private map[string][]byte) bool {
 // changes the private data then. (The protocol shortcut of refreshes asks
 // this.)
 func (r *Resource) ReadUnchanged(ctx context.Context, st tfsdk.State, identity tfsdk.ResourceIdentity, private map[string][]byte) bool {
-	if len(private[privateApplyPending]) > 0 || len(private[privateImported]) > 0 {
-		return false
-	}
-	uid, paths := private[privateUID], private[privateSensitivePaths]
-	if len(uid) == 0 {
+	priv := privateFromMap(private)
+	if priv.ApplyPending || priv.Imported || priv.UID == "" {
 		return false
 	}
 	var state applicationModel
@@ -40,6 +37,6 @@ func (r *Resource) ReadUnchanged(ctx context.Context, st tfsdk.State, identity t
 		return false
 	}
 	prior := state
-	ref, diags := r.refresh(ctx, &state, decodePaths(paths), false, false)
-	return !ref.gone && len(diags) == 0 && sameModel(&prior, &state) && `"`+ref.uid+`"` == string(uid)
+	ref, diags := r.refresh(ctx, &state, priv)
+	return !ref.gone && !ref.foreign && len(diags) == 0 && sameModel(&prior, &state) && ref.private(priv).equal(priv)
 }
