@@ -88,7 +88,7 @@ func TestApplicationReads_OneListPerNamespaceAfterTheFirstRead(t *testing.T) {
 			if metadataOnly {
 				src.meta = md
 			}
-			reads := newApplicationReads(src)
+			reads := newApplicationReads(src, 0)
 			read := func(name string) error {
 				obj, err := reads.get(ctx, e.namespace, name)
 				if err == nil && obj.GetName() != name {
@@ -138,7 +138,7 @@ func TestApplicationReads_OneListPerNamespaceAfterTheFirstRead(t *testing.T) {
 			counter.mu.Lock()
 			counter.forbidList = true
 			counter.mu.Unlock()
-			reads = newApplicationReads(src)
+			reads = newApplicationReads(src, 0)
 			for _, name := range []string{"r0", "r1", "r2", "r3"} {
 				if err := read(name); err != nil {
 					t.Fatal(err)

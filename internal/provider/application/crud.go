@@ -219,33 +219,36 @@ func (r *Resource) write(ctx context.Context, plan, prior *applicationModel, sen
 		merged = engine.Merge(settings, sensitive)
 	}
 	body := applyConfiguration(plan, merged)
-	opts := dpclient.ApplyOptions{FieldManager: r.fieldManager(plan), Force: r.forceConflicts(plan), Create: op == "create"}
-	obj, err := cl.Apply(ctx, body, opts)
-	var we *dpclient.WriteError
-	if err != nil && op == "create" && errors.As(err, &we) && we.MayHaveLanded {
-		// The create may have landed: mark it so that the next apply adopts it.
-		_ = cl.MarkPendingCreate(ctx, body, opts)
+	req := dpclient.WriteRequest{Object: body, ApplyOptions: dpclient.ApplyOptions{
+		FieldManager: r.fieldManager(plan), Force: r.forceConflicts(plan), Create: op == "create"}}
+	if plan.Wait.ValueBool() {
+		req.Wait = &dpclient.WaitOptions{Condition: plan.waitFor(), Redact: secrets.redact}
 	}
-	if err != nil {
+	res := cl.Write(ctx, req)
+	if err := res.Err; err != nil {
+		msg := err.Error()
+		if res.MarkErr != nil {
+			msg += ". It could not be marked for adoption: " + res.MarkErr.Error()
+		}
 		if at, ok := dpFieldPath(err.Error(), settings, sensitive); ok {
-			w.diags.AddAttributeError(at, fmt.Sprintf("Cannot %s %s", op, who), err.Error())
+			w.diags.AddAttributeError(at, fmt.Sprintf("Cannot %s %s", op, who), msg)
 		} else {
-			w.diags.AddError(fmt.Sprintf("Cannot %s %s", op, who), err.Error())
+			w.diags.AddError(fmt.Sprintf("Cannot %s %s", op, who), msg)
 		}
 		return w
 	}
+	obj, waitErr := res.Object, res.WaitErr
 	w.sensitivePaths = leafPaths(sensitive)
 	w.uid = string(obj.GetUID())
 	tflog.Debug(ctx, "applied Application", map[string]any{"namespace": obj.GetNamespace(), "name": obj.GetName(), "generation": obj.GetGeneration()})
 
-	var waitErr error
-	if plan.Wait.ValueBool() {
-		obj, waitErr = cl.Wait(ctx, obj, dpclient.WaitOptions{Condition: plan.waitFor(), Redact: secrets.redact})
-	}
 	if op == "create" && waitErr != nil {
-		marked := "It carries the annotation " + dpclient.AnnotationPendingCreate + ": the next apply adopts it and waits again (nothing is deleted)."
-		if err := cl.MarkPendingCreate(ctx, body, opts); err != nil {
-			marked = "It could not be marked for adoption (" + err.Error() + "): the next apply refuses it as an existing Application; import it."
+		var marked string
+		switch {
+		case res.Marked:
+			marked = "It carries the annotation " + dpclient.AnnotationPendingCreate + ": the next apply adopts it and waits again (nothing is deleted)."
+		case res.MarkErr != nil:
+			marked = "It could not be marked for adoption (" + res.MarkErr.Error() + "): the next apply refuses it as an existing Application; import it."
 		}
 		w.diags.AddError(fmt.Sprintf("%s: created, but %s", who, waitSummary(waitErr)),
 			waitErr.Error()+".\n\nThe Application was left in place and is not recorded in the state. "+marked+

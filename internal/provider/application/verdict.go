@@ -77,7 +77,13 @@ func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any)
 func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput, atPlan bool) checkOutput {
 	var out checkOutput
 	who := fmt.Sprintf("Application %s/%s", in.namespace, in.name)
-	deferOrFail := func(summary, detail string) checkOutput {
+	deferOrFail := func(summary, detail string, cause ...error) checkOutput {
+		if len(cause) > 0 && dpclient.Misconfigured(cause[0]) {
+			// A configuration that cannot reach the cluster is an error now,
+			// not a check deferred to an apply that would fail the same way.
+			out.diags.AddError(summary, detail+" Fix the connection settings of the deckhouse provider.")
+			return out
+		}
 		if atPlan && in.required {
 			out.deferred = true
 			out.diags.AddError("Settings not checked at plan: "+summary, detail+` plan_checks = "required" makes this an error.`)
@@ -96,7 +102,7 @@ func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput
 		repos, found, err := cl.AvailableRepositories(ctx, in.packageName)
 		switch {
 		case err != nil:
-			return deferOrFail("Cannot resolve package_repository_name ("+connectionProblem(err)+")", err.Error()+".")
+			return deferOrFail("Cannot resolve package_repository_name ("+connectionProblem(err)+")", err.Error()+".", err)
 		case !found:
 			if atPlan {
 				return deferOrFail("Package not found",
@@ -122,7 +128,7 @@ func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput
 	apvName := dpapi.PackageVersionName(out.repository, in.packageName, in.version)
 	apv, err := cl.PackageVersion(ctx, apvName)
 	if err != nil {
-		return deferOrFail("Cannot read the package version ("+connectionProblem(err)+")", err.Error()+".")
+		return deferOrFail("Cannot read the package version ("+connectionProblem(err)+")", err.Error()+".", err)
 	}
 	if !apv.Ready() || apv.Package == nil {
 		return deferOrFail(fmt.Sprintf("Package version %s not available", in.version), apv.NotReadyReason()+"; "+who+" cannot be installed from it yet.")
@@ -141,7 +147,7 @@ func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput
 		}
 		g, err := cl.GrantCatalog(ctx, in.namespace, f.GrantableResource)
 		if err != nil {
-			return deferOrFail("Cannot read the project grants ("+connectionProblem(err)+")", err.Error()+".")
+			return deferOrFail("Cannot read the project grants ("+connectionProblem(err)+")", err.Error()+".", err)
 		}
 		if g.Found {
 			catalog[f.GrantableResource] = g.Catalog
