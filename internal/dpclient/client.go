@@ -23,9 +23,11 @@ const DefaultReadTimeout = 60 * time.Second
 
 // Options of a Client.
 type Options struct {
-	// ReadTimeout bounds every read (GET, LIST) made for a plan or a refresh,
-	// each request on its own. Watches are not bounded by it: they end with
-	// the operation's deadline. Zero means DefaultReadTimeout.
+	// ReadTimeout bounds every request on its own: each read (GET, LIST)
+	// and each attempt of a write. Watches are not bounded by it: they end
+	// with the operation's deadline. A request that runs it out with no
+	// answer trips the client's verdict (UnreachableError). Zero means
+	// DefaultReadTimeout.
 	ReadTimeout time.Duration
 	// Log receives one line per notable event of a long operation (a
 	// condition that changed during a wait, a retried request). Nil discards.
