@@ -214,15 +214,6 @@ func (a *applicationReads) invalidate(namespace, name string) {
 	r.snap.stale[name] = true
 }
 
-// forget drops the snapshot of a namespace.
-func (a *applicationReads) forget(namespace string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if r := a.ns[namespace]; r != nil {
-		r.snap = nil
-	}
-}
-
 // appSource reads the Applications of a namespace: in full through dyn, or
 // only their metadata through meta when it is set (enough for the existence
 // checks of creates, and a fraction of the bytes).
