@@ -37,6 +37,10 @@ type options struct {
 	userAgent   string
 	poll        time.Duration
 	extraEnv    []string
+	// heldReads adds a plan with every read held after each apply;
+	// requestTimeout is the provider's request_timeout (0: its default).
+	heldReads      bool
+	requestTimeout time.Duration
 }
 
 func parseSizes(s string) ([]int, error) {
@@ -72,6 +76,8 @@ func main() {
 	flag.IntVar(&o.burst, "burst", 0, "provider burst argument (0: provider default)")
 	flag.StringVar(&o.userAgent, "provider-user-agent", providerBinaryName, "user agent prefix of the provider's API requests")
 	flag.DurationVar(&o.poll, "rss-poll", 20*time.Millisecond, "interval of /proc polling for the provider's RSS")
+	flag.BoolVar(&o.heldReads, "held-reads", false, "after each apply, plan again through a fault proxy that holds every read (an API server that answers nothing)")
+	flag.DurationVar(&o.requestTimeout, "request-timeout", 0, "provider request_timeout (0: the provider's default)")
 	env := flag.String("env", "", "extra KEY=VALUE,... for tofu and the provider (experiments, e.g. TF_LOG_SDK=OFF)")
 	flag.Parse()
 	for _, kv := range strings.Split(*env, ",") {
@@ -179,6 +185,7 @@ func formatReport(o options, results []*sizeResult, checks []check) string {
 	}
 	b.WriteString("\n")
 	b.WriteString(renderTable(results))
+	b.WriteString(renderHeld(results, o.requestTimeout))
 	b.WriteString("\nTargets:\n\n")
 	for _, c := range checks {
 		b.WriteString("- " + c.String() + "\n")
@@ -270,6 +277,10 @@ func (b *bench) measureSize(ctx context.Context, n int) *sizeResult {
 		{phaseDestroy, []string{"destroy", "-auto-approve", "-input=false", "-no-color", par}, 0, 1},
 	}
 	for _, sp := range specs {
+		if sp.name == phaseDestroy && b.o.heldReads && dk.failed == "" && ctx.Err() == nil {
+			r.HeldReads = b.measureHeldReads(ctx, dk, apps)
+			logf("N=%d deckhouse %s: %s s%s", n, phasePlanHeld, seconds(r.HeldReads.Wall), errSuffix(r.HeldReads.Err))
+		}
 		for i := 0; i < sp.runs; i++ {
 			for _, c := range []*configRun{dk, fl} {
 				if ctx.Err() != nil {

@@ -27,6 +27,7 @@ type phaseResult struct {
 	Provider auditCounts     // requests of the provider
 	Others   auditCounts     // requests of every other client (the stand-in controller, the harness)
 	Err      string          // "" when the command did what the phase expects
+	Held     int             // requests a fault proxy held (plan with every read held)
 }
 
 // sizeResult holds both configurations' phases for one N.
@@ -34,8 +35,9 @@ type sizeResult struct {
 	N         int
 	Deckhouse map[string]*phaseResult
 	Floor     map[string]*phaseResult
-	Leftovers int    // Applications left in the cluster after destroy
-	CheckErr  string // why the leftover check could not run
+	HeldReads *phaseResult // plan with every read held (-held-reads)
+	Leftovers int          // Applications left in the cluster after destroy
+	CheckErr  string       // why the leftover check could not run
 }
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.2f", d.Seconds()) }

@@ -128,7 +128,13 @@ func (r *Resource) checkAtApply(ctx context.Context, cl *dpclient.Client, in che
 func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkInput, stage checkStage) checkOutput {
 	var out checkOutput
 	who := fmt.Sprintf("Application %s/%s", in.namespace, in.name)
-	deferOrFail := func(summary, detail string) checkOutput {
+	deferOrFail := func(summary, detail string, cause ...error) checkOutput {
+		if len(cause) > 0 && dpclient.Misconfigured(cause[0]) {
+			// A configuration that cannot reach the cluster is an error now,
+			// not a check deferred to an apply that would fail the same way.
+			out.diags.AddError(summary, detail+" Fix the connection settings of the deckhouse provider.")
+			return out
+		}
 		stage.unreadable(&out, summary, detail)
 		return out
 	}
@@ -139,7 +145,7 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 		repos, found, err := cl.AvailableRepositories(ctx, in.packageName)
 		switch {
 		case err != nil:
-			return deferOrFail("Cannot resolve package_repository_name ("+connectionProblem(err)+")", err.Error()+".")
+			return deferOrFail("Cannot resolve package_repository_name ("+connectionProblem(err)+")", err.Error()+".", err)
 		case !found:
 			stage.packageMissing(&out, in.packageName, who)
 			return out
@@ -160,7 +166,7 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 	apvName := dpapi.PackageVersionName(out.repository, in.packageName, in.version)
 	apv, err := cl.PackageVersion(ctx, apvName)
 	if err != nil {
-		return deferOrFail("Cannot read the package version ("+connectionProblem(err)+")", err.Error()+".")
+		return deferOrFail("Cannot read the package version ("+connectionProblem(err)+")", err.Error()+".", err)
 	}
 	if !apv.Ready() || apv.Package == nil {
 		return deferOrFail(fmt.Sprintf("Package version %s not available", in.version), apv.NotReadyReason()+"; "+who+" cannot be installed from it yet.")
@@ -181,7 +187,7 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 		}
 		g, err := cl.GrantCatalog(ctx, in.namespace, f.GrantableResource)
 		if err != nil {
-			return deferOrFail("Cannot read the project grants ("+connectionProblem(err)+")", err.Error()+".")
+			return deferOrFail("Cannot read the project grants ("+connectionProblem(err)+")", err.Error()+".", err)
 		}
 		if g.Found {
 			catalog[f.GrantableResource] = g.Catalog
