@@ -77,12 +77,14 @@
 // the user wrote; but, as in DP's validator, go-openapi, an absent property
 // listed in required that declares a non-null default counts as present,
 // since the default will create it); then the effective settings are built
-// (schema defaults, project grant defaults, user settings; `default: null`
-// is no default) and grants checked; then, on update, oldSelf rules,
-// immutability and enum switches, on effective settings on both sides (with
-// Request.PreviousIsRaw the previous document is raw settings and gets the
-// schema defaults first); finally values (values.yaml defaults and hook
-// values, validated against the values schema). Package.ValidateValues
+// (settings.yaml defaults, then project grant defaults where a bound field
+// is still absent or "", creating missing parents, then user settings;
+// `default: null` is no default; bindings count only along properties) and
+// grants checked; then, on update, oldSelf rules (oldSelf = the previous
+// raw settings, Request.PreviousRaw), immutability (both sides with schema
+// defaults, unset grant paths dropped from the old side, a marked node
+// compared whole) and enum switches; finally values (values.yaml defaults
+// and hook values, validated against the values schema). Package.ValidateValues
 // checks a complete values document on its own, as DP does when a hook
 // changes values. A panic inside Evaluate or ValidateValues (a bug) becomes
 // one problem naming the package, never a crash.

@@ -35,6 +35,10 @@ type schemaNode struct {
 	isTuple         bool
 	additionalItems *schemaNode
 	branches        []branchNode // allOf, anyOf, then oneOf branches that are objects, in order
+	// not and deps (the schema-form dependencies, in sorted key order) are
+	// followed by the immutability walk only; their rules are not compiled.
+	not  *schemaNode
+	deps []*schemaNode
 
 	// def is the property's default when it declares one that is not null
 	// (`default: null` is no default); defaultProps names, sorted, the
@@ -53,14 +57,18 @@ type schemaNode struct {
 
 	// immutable is x-deckhouse-immutable: true on this level;
 	// anyImmutable is set when this node or one below it (through
-	// properties, patternProperties, additionalProperties and items) is
-	// immutable, and height is the longest such path down from this node.
+	// properties, patternProperties, additionalProperties, items, the
+	// combinator branches, not and dependencies) is immutable, and height
+	// is the longest such path down from this node.
 	immutable    bool
 	anyImmutable bool
 	height       int
 
-	// grantable is x-deckhouse-grantable-resource ("" when unbound).
+	// grantable is x-deckhouse-grantable-resource ("" when unbound);
+	// grants, on the root only, lists the bindings reached through
+	// properties (see collectGrants).
 	grantable string
+	grants    []grantPath
 
 	// switches are the oneOf branches carrying
 	// x-deckhouse-enum-switch-settings that have a discriminator, in order.
@@ -108,6 +116,7 @@ func buildSchemaNode(file string, tree map[string]any) (*schemaNode, error) {
 	if n == nil {
 		n = &schemaNode{}
 	}
+	n.collectGrants(nil, 0, &n.grants)
 	return n, nil
 }
 
@@ -230,6 +239,9 @@ func (c *nodeBuilder) node(s map[string]any, sp string, depth int) (*schemaNode,
 			n.hasRules = n.hasRules || child.ruled()
 		}
 	}
+	if err := c.markOnly(n, s, sp, depth); err != nil {
+		return nil, err
+	}
 	if d, ok := s["default"]; ok && d != nil {
 		n.def, n.hasDefault = d, true
 	}
@@ -237,6 +249,33 @@ func (c *nodeBuilder) node(s map[string]any, sp string, depth int) (*schemaNode,
 	n.grantable, _ = s[extGrantable].(string)
 	n.switches = switchBranches(s)
 	return n, nil
+}
+
+// markOnly builds the not and dependencies sub-schemas of s, which only
+// the immutability walk follows (their rules are neither compiled nor run).
+func (c *nodeBuilder) markOnly(n *schemaNode, s map[string]any, sp string, depth int) error {
+	nr := *c
+	nr.noRules = true
+	if ns := schemaMap(s["not"]); ns != nil {
+		child, err := nr.node(ns, sp+"/not", depth+1)
+		if err != nil {
+			return err
+		}
+		n.not = child
+	}
+	deps := schemaMap(s["dependencies"])
+	for _, k := range sortedKeys(deps) {
+		ds := schemaMap(deps[k])
+		if ds == nil {
+			continue // the property-list form holds no schema
+		}
+		child, err := nr.node(ds, sp+"/dependencies/"+escapePointer(k), depth+1)
+		if err != nil {
+			return err
+		}
+		n.deps = append(n.deps, child)
+	}
+	return nil
 }
 
 // liftImmutable sets immutable, anyImmutable and height from the extension
@@ -265,6 +304,14 @@ func (n *schemaNode) liftImmutable() {
 	down(n.items)
 	for _, c := range n.tuple {
 		down(c)
+	}
+	down(n.additionalItems)
+	for _, b := range n.branches {
+		down(b.node)
+	}
+	down(n.not)
+	for _, d := range n.deps {
+		down(d)
 	}
 }
 
