@@ -142,7 +142,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	in := checkInputFromModel(&plan, prior, settings, sensitive)
 	in.required = r.checksRequired()
 	if replacing {
-		in.hasPrevious, in.previous = false, nil
+		in.hasPrevious, in.previous, in.hasPreviousRaw = false, nil, false
 	}
 	out := r.check(ctx, cl, in, true)
 	resp.Diagnostics.Append(out.diags...)

@@ -30,6 +30,8 @@ type checkInput struct {
 	sensitive        any
 	previous         any
 	hasPrevious      bool
+	previousRaw      any // oldSelf: see previousRawSettings
+	hasPreviousRaw   bool
 	allowDestructive bool
 	immutableMode    string
 	required         bool // plan_checks = "required": what cannot be checked at plan is an error
@@ -68,8 +70,33 @@ func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any)
 				break
 			}
 		}
+		in.previousRaw, in.hasPreviousRaw = previousRawSettings(plan, prior, sensitive)
 	}
 	return in
+}
+
+// previousRawSettings is what oldSelf is bound to: the settings as the user
+// wrote them at the last apply that Terraform recorded (the prior state's
+// settings; a rejected apply is not recorded), with the values of
+// sensitive_settings when sensitive_settings_version did not change (then
+// they are the values applied last time). When the version changed the old
+// sensitive values are not known and are left out: a rule reading oldSelf
+// there sees a missing key and passes at plan.
+func previousRawSettings(plan, prior *applicationModel, sensitive any) (any, bool) {
+	if prior.Settings.IsUnknown() {
+		return nil, false
+	}
+	raw, known, err := convert.FromDynamic(prior.Settings)
+	if err != nil || !known {
+		return nil, false
+	}
+	if raw == nil {
+		raw = map[string]any{}
+	}
+	if sensitive != nil && plan.SensitiveSettingsVersion.Equal(prior.SensitiveSettingsVersion) {
+		raw = engine.Merge(raw, sensitive)
+	}
+	return raw, true
 }
 
 // check runs the checks of DP on one Application. At plan (atPlan) anything
@@ -156,6 +183,8 @@ func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput
 		Settings:               merged,
 		Previous:               in.previous,
 		HasPrevious:            in.hasPrevious,
+		PreviousRaw:            in.previousRaw,
+		HasPreviousRaw:         in.hasPreviousRaw,
 		Catalog:                catalog,
 		AllowDestructiveSwitch: in.allowDestructive,
 	}
@@ -190,6 +219,9 @@ func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput
 	out.diags.Append(diagnostics.FromProblems(path.Root("settings"), inSettings)...)
 	out.diags.Append(diagnostics.FromProblems(path.Root("sensitive_settings"), inSensitive)...)
 	out.diags.Append(diagnostics.Switches(path.Root("settings"), res.Switches, in.allowDestructive)...)
+	for _, w := range res.Warnings {
+		out.diags.AddAttributeWarning(diagnostics.AttributePath(path.Root("settings"), w.Path), "DP may reject this value", w.Message)
+	}
 	if atPlan && len(res.Skipped) > 0 {
 		out.diags.Append(skippedByDocument(in, res.Skipped)...)
 	}
