@@ -21,7 +21,12 @@
 //     expansion to maxAliasNodes nodes. Published schemas are JSON or YAML.
 //  2. $ref: local references (#/definitions/..., any #/ pointer) are inlined;
 //     keywords beside a $ref are laid over the target (so an x-deckhouse-*
-//     extension next to a $ref is kept). Cyclic, dangling and non-local
+//     extension next to a $ref is kept). A recursive reference (a
+//     definition that refers to itself, directly or through others) stays
+//     in place, as go-openapi leaves it in DP: the compiler and the schema
+//     nodes resolve it inside the root (the node graph then has a cycle, and
+//     every walk over it is driven by the value or enters a node once per
+//     path). A cycle of nothing but $refs, dangling and non-local
 //     references are errors.
 //  3. Tolerate: keyword values that DP (go-openapi's spec types) loads are
 //     rewritten into what DP evaluates, so a package DP loads loads here: a

@@ -31,12 +31,20 @@ type grantPath struct {
 	resource string
 }
 
-// collectGrants lists the bindings reached from n through properties, in
-// sorted order. depth bounds a recursive schema.
-func (n *schemaNode) collectGrants(path Path, depth int, out *[]grantPath) {
-	if n == nil || depth > maxGrantDepth {
+// grantCollector lists the bindings reached from a node through
+// properties, in sorted order; onPath holds the nodes of the current path,
+// so a recursive schema is followed once around each cycle.
+type grantCollector struct {
+	onPath map[*schemaNode]bool
+	out    *[]grantPath
+}
+
+func (g *grantCollector) collect(n *schemaNode, path Path) {
+	if n == nil || g.onPath[n] || len(path) > maxGrantDepth {
 		return
 	}
+	g.onPath[n] = true
+	defer delete(g.onPath, n)
 	for _, k := range n.propNames {
 		c := n.props[k]
 		if c == nil {
@@ -44,14 +52,13 @@ func (n *schemaNode) collectGrants(path Path, depth int, out *[]grantPath) {
 		}
 		p := path.Key(k)
 		if c.grantable != "" {
-			*out = append(*out, grantPath{path: p, resource: c.grantable})
+			*g.out = append(*g.out, grantPath{path: p, resource: c.grantable})
 		}
-		c.collectGrants(p, depth+1, out)
+		g.collect(c, p)
 	}
 }
 
-// maxGrantDepth bounds how deep bindings are looked for (a recursive $ref
-// has no end).
+// maxGrantDepth bounds how deep bindings are looked for.
 const maxGrantDepth = 64
 
 // grantPaths returns the bindings of the root node n (computed once when

@@ -245,9 +245,8 @@ func build(in buildInput) (*Package, error) {
 // about the same place (an extension of the wrong type): "DP will not
 // publish this package version" is the verdict that matters.
 func preferPublish(err, pubErr error) error {
-	se, ok1 := err.(*SchemaError)
-	pe, ok2 := pubErr.(*SchemaError)
-	if ok1 && ok2 && se.File == pe.File && se.SchemaPath == pe.SchemaPath {
+	var se, pe *SchemaError
+	if errors.As(err, &se) && errors.As(pubErr, &pe) && se.File == pe.File && se.SchemaPath == pe.SchemaPath {
 		return pubErr
 	}
 	return err

@@ -358,26 +358,28 @@ func (p *publisher) items(v any, ptr, k string, keys map[string]pubKind) (any, b
 func (p *publisher) resourceName(v any, ptr, k string) (any, bool) {
 	out, keep := p.object(v, ptr, k, map[string]pubKind{"apiVersion": pubString, "kind": pubString})
 	m, _ := v.(map[string]any)
+	om, isMap := out.(map[string]any)
 	ls, has := m["labelSelector"]
-	if !has || ls == nil || out == nil {
+	if !has || ls == nil || !isMap {
 		return out, keep
 	}
 	sel, _ := p.object(ls, ptr+"/labelSelector", "labelSelector", map[string]pubKind{"matchLabels": pubStringMap})
+	sm, _ := sel.(map[string]any)
 	lm, _ := ls.(map[string]any)
 	if ex, ok := lm["matchExpressions"]; ok && ex != nil {
 		exprs, keepEx := p.items(ex, ptr+"/labelSelector/matchExpressions", "matchExpressions",
 			map[string]pubKind{"key": pubString, "operator": pubString, "values": pubStrings})
 		if keepEx {
-			if sel == nil {
-				sel = map[string]any{}
+			if sm == nil {
+				sm = map[string]any{}
 			}
-			sel.(map[string]any)["matchExpressions"] = exprs
+			sm["matchExpressions"] = exprs
 		}
 	}
-	if sel != nil {
-		out.(map[string]any)["labelSelector"] = sel
+	if len(sm) > 0 {
+		om["labelSelector"] = sm
 	}
-	return out, true
+	return om, true
 }
 
 // canonicalJSON renders v with sorted object keys and without HTML escaping.

@@ -179,17 +179,25 @@ func (n *schemaNode) step(seg Segment) *schemaNode {
 // (extending the path), and items and additionalProperties /
 // patternProperties (keeping the path: the element is not known).
 func (n *schemaNode) walkBelow(p Path, depth int, fn func(n *schemaNode, p Path)) {
-	if n == nil || depth > 64 {
+	n.walkBelowOnce(p, depth, map[*schemaNode]bool{}, fn)
+}
+
+// walkBelowOnce is walkBelow that enters no node already on the current
+// path (onPath), so a recursive schema is followed once around a cycle.
+func (n *schemaNode) walkBelowOnce(p Path, depth int, onPath map[*schemaNode]bool, fn func(n *schemaNode, p Path)) {
+	if n == nil || depth > 64 || onPath[n] {
 		return
 	}
+	onPath[n] = true
+	defer delete(onPath, n)
 	fn(n, p)
 	for _, k := range n.propNames {
-		n.props[k].walkBelow(p.Key(k), depth+1, fn)
+		n.props[k].walkBelowOnce(p.Key(k), depth+1, onPath, fn)
 	}
-	n.items.walkBelow(p, depth+1, fn)
-	n.additional.walkBelow(p, depth+1, fn)
+	n.items.walkBelowOnce(p, depth+1, onPath, fn)
+	n.additional.walkBelowOnce(p, depth+1, onPath, fn)
 	for _, pn := range n.patterns {
-		pn.node.walkBelow(p, depth+1, fn)
+		pn.node.walkBelowOnce(p, depth+1, onPath, fn)
 	}
 }
 
@@ -274,9 +282,14 @@ func switchSkips(root *schemaNode, doc Document, unknowns unknownSet) []Skipped 
 // skipRules lists every rule of n and below (of the pass's mode) as skipped
 // because of the unknown value u.
 func (n *schemaNode) skipRules(r *celRun, path Path, u Path, depth int) {
-	if !n.ruled() || depth > maxValueDepth {
+	if !n.ruled() || depth > maxValueDepth || r.skipping[n] {
 		return
 	}
+	if r.skipping == nil {
+		r.skipping = map[*schemaNode]bool{}
+	}
+	r.skipping[n] = true // a recursive schema is followed once around a cycle
+	defer delete(r.skipping, n)
 	for _, rule := range n.rules {
 		if rule.usesOld == (r.mode == celWithOldSelf) {
 			r.skip(rule, path, u)
