@@ -31,6 +31,8 @@ type checkInput struct {
 	previous         any
 	hasPrevious      bool
 	previousIsRaw    bool // previous is spec.settings, not DP's effective settings
+	previousRaw      any  // oldSelf: see previousRawSettings
+	hasPreviousRaw   bool
 	allowDestructive bool
 	immutableMode    string
 	required         bool // plan_checks = "required": what cannot be checked at plan is an error
@@ -71,8 +73,33 @@ func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any)
 				break
 			}
 		}
+		in.previousRaw, in.hasPreviousRaw = previousRawSettings(plan, prior, sensitive)
 	}
 	return in
+}
+
+// previousRawSettings is what oldSelf is bound to: the settings as the user
+// wrote them at the last apply that Terraform recorded (the prior state's
+// settings; a rejected apply is not recorded), with the values of
+// sensitive_settings when sensitive_settings_version did not change (then
+// they are the values applied last time). When the version changed the old
+// sensitive values are not known and are left out: a rule reading oldSelf
+// there sees a missing key and passes at plan.
+func previousRawSettings(plan, prior *applicationModel, sensitive any) (any, bool) {
+	if prior.Settings.IsUnknown() {
+		return nil, false
+	}
+	raw, known, err := convert.FromDynamic(prior.Settings)
+	if err != nil || !known {
+		return nil, false
+	}
+	if raw == nil {
+		raw = map[string]any{}
+	}
+	if sensitive != nil && plan.SensitiveSettingsVersion.Equal(prior.SensitiveSettingsVersion) {
+		raw = engine.Merge(raw, sensitive)
+	}
+	return raw, true
 }
 
 // checkStage is what differs between the checks of a plan and of an apply.
@@ -203,6 +230,8 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 		Previous:               in.previous,
 		HasPrevious:            in.hasPrevious,
 		PreviousIsRaw:          in.previousIsRaw,
+		PreviousRaw:            in.previousRaw,
+		HasPreviousRaw:         in.hasPreviousRaw,
 		Catalog:                catalog,
 		AllowDestructiveSwitch: in.allowDestructive,
 	}
@@ -237,6 +266,9 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 	out.diags.Append(diagnostics.FromProblems(path.Root("settings"), inSettings)...)
 	out.diags.Append(diagnostics.FromProblems(path.Root("sensitive_settings"), inSensitive)...)
 	out.diags.Append(diagnostics.Switches(path.Root("settings"), res.Switches, in.allowDestructive)...)
+	for _, w := range res.Warnings {
+		out.diags.AddAttributeWarning(diagnostics.AttributePath(path.Root("settings"), w.Path), "DP may reject this value", w.Message)
+	}
 	if stage.atPlan && len(res.Skipped) > 0 {
 		out.diags.Append(skippedByDocument(in, res.Skipped)...)
 	}
