@@ -33,6 +33,8 @@ type checkInput struct {
 	allowDestructive bool
 	immutableMode    string
 	required         bool // plan_checks = "required": what cannot be checked at plan is an error
+	// settingsChecks is settings_checks: "warning" turns the settings' problems into warnings.
+	settingsChecks string
 }
 
 // checkOutput is the verdict of the checks.
@@ -54,6 +56,7 @@ func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any)
 		sensitive:        sensitive,
 		allowDestructive: plan.AllowDestructiveSettingsSwitch.ValueBool(),
 		immutableMode:    plan.ImmutableFieldChange.ValueString(),
+		settingsChecks:   plan.SettingsChecks.ValueString(),
 	}
 	if !plan.PackageRepositoryName.IsUnknown() && !plan.PackageRepositoryName.IsNull() {
 		in.repository = plan.PackageRepositoryName.ValueString()
@@ -187,9 +190,10 @@ func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput
 			inSettings = append(inSettings, p)
 		}
 	}
-	out.diags.Append(diagnostics.FromProblems(path.Root("settings"), inSettings)...)
-	out.diags.Append(diagnostics.FromProblems(path.Root("sensitive_settings"), inSensitive)...)
-	out.diags.Append(diagnostics.Switches(path.Root("settings"), res.Switches, in.allowDestructive)...)
+	verdict := diagnostics.FromProblems(path.Root("settings"), inSettings)
+	verdict.Append(diagnostics.FromProblems(path.Root("sensitive_settings"), inSensitive)...)
+	verdict.Append(diagnostics.Switches(path.Root("settings"), res.Switches, in.allowDestructive)...)
+	out.diags.Append(settingsVerdict(in.settingsChecks, verdict)...)
 	if atPlan && len(res.Skipped) > 0 {
 		out.diags.Append(skippedByDocument(in, res.Skipped)...)
 	}
