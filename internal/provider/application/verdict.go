@@ -124,11 +124,15 @@ func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput
 	// Package version.
 	apvName := dpapi.PackageVersionName(out.repository, in.packageName, in.version)
 	apv, err := cl.PackageVersion(ctx, apvName)
+	waited := ""
+	if err == nil && !atPlan {
+		apv, waited, err = awaitPackageVersion(ctx, cl, apvName, who, apv)
+	}
 	if err != nil {
 		return deferOrFail("Cannot read the package version ("+connectionProblem(err)+")", err.Error()+".")
 	}
 	if !apv.Ready() || apv.Package == nil {
-		return deferOrFail(fmt.Sprintf("Package version %s not available", in.version), apv.NotReadyReason()+"; "+who+" cannot be installed from it yet.")
+		return deferOrFail(fmt.Sprintf("Package version %s not available", in.version), apv.NotReadyReason()+"; "+who+" cannot be installed from it yet"+waited+".")
 	}
 	pkg := apv.Package
 
