@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -46,6 +47,7 @@ const (
 var (
 	_ provider.Provider              = &DeckhouseProvider{}
 	_ provider.ProviderWithFunctions = &DeckhouseProvider{}
+	_ provider.ProviderWithListResources = &DeckhouseProvider{}
 )
 
 // DeckhouseProvider is the provider implementation.
@@ -217,6 +219,7 @@ func (p *DeckhouseProvider) Configure(ctx context.Context, req provider.Configur
 	data.Conn.LogRequest = logRequest
 	resp.DataSourceData = data
 	resp.ResourceData = data
+	resp.ListResourceData = data
 	p.configured.Store(data)
 }
 
@@ -306,6 +309,13 @@ func (p *DeckhouseProvider) DataSources(_ context.Context) []func() datasource.D
 		datasources.NewApplication,
 		datasources.NewApplications,
 		datasources.NewPackageVersions,
+	}
+}
+
+// ListResources lists the list resources (`terraform query`).
+func (p *DeckhouseProvider) ListResources(_ context.Context) []func() list.ListResource {
+	return []func() list.ListResource{
+		application.NewListResource,
 	}
 }
 
