@@ -36,6 +36,8 @@ type checkInput struct {
 	allowDestructive bool
 	immutableMode    string
 	required         bool // plan_checks = "required": what cannot be checked at plan is an error
+	// settingsChecks is settings_checks: "warning" turns the settings' problems into warnings.
+	settingsChecks string
 }
 
 // checkOutput is the verdict of the checks.
@@ -59,6 +61,7 @@ func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any)
 		sensitive:        sensitive,
 		allowDestructive: plan.AllowDestructiveSettingsSwitch.ValueBool(),
 		immutableMode:    plan.ImmutableFieldChange.ValueString(),
+		settingsChecks:   plan.SettingsChecks.ValueString(),
 	}
 	if !plan.PackageRepositoryName.IsUnknown() && !plan.PackageRepositoryName.IsNull() {
 		in.repository = plan.PackageRepositoryName.ValueString()
@@ -192,11 +195,15 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 	// Package version.
 	apvName := dpapi.PackageVersionName(out.repository, in.packageName, in.version)
 	apv, err := cl.PackageVersion(ctx, apvName)
+	waited := ""
+	if err == nil && !stage.atPlan {
+		apv, waited, err = awaitPackageVersion(ctx, cl, apvName, who, apv)
+	}
 	if err != nil {
 		return deferOrFail("Cannot read the package version ("+connectionProblem(err)+")", err.Error()+".", err)
 	}
 	if !apv.Ready() || apv.Package == nil {
-		return deferOrFail(fmt.Sprintf("Package version %s not available", in.version), apv.NotReadyReason()+"; "+who+" cannot be installed from it yet.")
+		return deferOrFail(fmt.Sprintf("Package version %s not available", in.version), apv.NotReadyReason()+"; "+who+" cannot be installed from it yet"+waited+".")
 	}
 	pkg := apv.Package
 
@@ -263,9 +270,10 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 			inSettings = append(inSettings, p)
 		}
 	}
-	out.diags.Append(diagnostics.FromProblems(path.Root("settings"), inSettings)...)
-	out.diags.Append(diagnostics.FromProblems(path.Root("sensitive_settings"), inSensitive)...)
-	out.diags.Append(diagnostics.Switches(path.Root("settings"), res.Switches, in.allowDestructive)...)
+	verdict := diagnostics.FromProblems(path.Root("settings"), inSettings)
+	verdict.Append(diagnostics.FromProblems(path.Root("sensitive_settings"), inSensitive)...)
+	verdict.Append(diagnostics.Switches(path.Root("settings"), res.Switches, in.allowDestructive)...)
+	out.diags.Append(settingsVerdict(in.settingsChecks, verdict)...)
 	for _, w := range res.Warnings {
 		out.diags.AddAttributeWarning(diagnostics.AttributePath(path.Root("settings"), w.Path), "DP may reject this value", w.Message)
 	}
