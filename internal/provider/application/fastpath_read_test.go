@@ -41,21 +41,26 @@ func contractApplication(replicas int) map[string]any {
 }
 
 // The refresh shortcut answers ReadResource as the framework does: the same
-// state, private data and identity when nothing changed, and it leaves
-// drift, a deleted Application and a pending update to the framework.
+// state, private data and identity when nothing changed, whether or not the
+// client sends an identity, and it leaves drift, a deleted Application and a
+// pending update to the framework.
 func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
 		name         string
 		served       map[string]any // nil: 404
 		private      string
+		identity     *[2]string // the identity the client sends; nil: none (a client without identity support)
 		wantShortcut bool
 	}{
-		{name: "unchanged", served: contractApplication(2), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`, wantShortcut: true},
-		{name: "drift", served: contractApplication(3), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`},
-		{name: "deleted", served: nil, private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`},
-		{name: "pending update", served: contractApplication(2), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg==","apply_pending":"dHJ1ZQ=="}`},
-		{name: "state without the UID", served: contractApplication(2), private: `{"sensitive_paths":"W10="}`},
+		{name: "unchanged", served: contractApplication(2), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`, identity: &[2]string{"demo", "app"}, wantShortcut: true},
+		{name: "unchanged, client without identity", served: contractApplication(2), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`, wantShortcut: true},
+		{name: "identity of another Application", served: contractApplication(2), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`, identity: &[2]string{"demo", "other"}},
+		{name: "drift, client without identity", served: contractApplication(3), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`},
+		{name: "drift", identity: &[2]string{"demo", "app"}, served: contractApplication(3), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`},
+		{name: "deleted", identity: &[2]string{"demo", "app"}, served: nil, private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`},
+		{name: "pending update", identity: &[2]string{"demo", "app"}, served: contractApplication(2), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg==","apply_pending":"dHJ1ZQ=="}`},
+		{name: "state without the UID", identity: &[2]string{"demo", "app"}, served: contractApplication(2), private: `{"sensitive_paths":"W10="}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,10 +86,12 @@ func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
 			}
 			r.fromObject(ctx, &prior, &obj, nil, providerdata.DefaultFieldManager, func(s string) string { return s })
 			req := &tfprotov6.ReadResourceRequest{
-				TypeName:        TypeName,
-				CurrentState:    encodeModel(t, prior),
-				Private:         []byte(tt.private),
-				CurrentIdentity: encodeIdentity(t, "demo", "app"),
+				TypeName:     TypeName,
+				CurrentState: encodeModel(t, prior),
+				Private:      []byte(tt.private),
+			}
+			if tt.identity != nil {
+				req.CurrentIdentity = encodeIdentity(t, tt.identity[0], tt.identity[1])
 			}
 			s := newServers(t, api.URL, "")
 			got, want, ok := compare(t, s, tt.wantShortcut, req, tfprotov6.ProviderServer.ReadResource)

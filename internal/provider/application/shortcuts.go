@@ -19,27 +19,30 @@ func (r *Resource) PlanUnchanged(private map[string][]byte) bool {
 }
 
 // ReadUnchanged refreshes the Application as Read does and reports whether
-// Read would return state, identity and private data unchanged. A pending
-// apply, an import, or a state without the UID is never unchanged: Read
-// changes the private data then. (The protocol shortcut of refreshes asks
-// this.)
-func (r *Resource) ReadUnchanged(ctx context.Context, st tfsdk.State, identity tfsdk.ResourceIdentity, private map[string][]byte) bool {
+// Read would return state and private data unchanged, and the identity Read
+// sets. A pending apply, an import, or a state without the UID is never
+// unchanged: Read changes the private data then. (The protocol shortcut of
+// refreshes asks this.)
+func (r *Resource) ReadUnchanged(ctx context.Context, attrs map[string]string, decode func() (tfsdk.State, bool), private map[string][]byte) (map[string]string, bool) {
 	if len(private[privateApplyPending]) > 0 || len(private[privateImported]) > 0 {
-		return false
+		return nil, false
 	}
 	uid, paths := private[privateUID], private[privateSensitivePaths]
-	if len(uid) == 0 {
-		return false
+	namespace, nsOK := attrs["namespace"]
+	name, nameOK := attrs["name"]
+	if len(uid) == 0 || !nsOK || !nameOK {
+		return nil, false
+	}
+	identity := map[string]string{"namespace": namespace, "name": name}
+	st, ok := decode()
+	if !ok {
+		return nil, false
 	}
 	var state applicationModel
 	if diags := st.Get(ctx, &state); diags.HasError() {
-		return false
-	}
-	var id applicationIdentity
-	if diags := identity.Get(ctx, &id); diags.HasError() || !id.Namespace.Equal(state.Namespace) || !id.Name.Equal(state.Name) {
-		return false
+		return nil, false
 	}
 	prior := state
 	ref, diags := r.refresh(ctx, &state, decodePaths(paths), false, false)
-	return !ref.gone && len(diags) == 0 && sameModel(&prior, &state) && `"`+ref.uid+`"` == string(uid)
+	return identity, !ref.gone && len(diags) == 0 && sameModel(&prior, &state) && `"`+ref.uid+`"` == string(uid)
 }

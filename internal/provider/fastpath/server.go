@@ -96,10 +96,14 @@ type UnchangedPlanner interface {
 
 // UnchangedReader is implemented by a resource whose refresh can tell that
 // nothing changed. ReadUnchanged refreshes the configured resource as its
-// Read would and reports whether Read would return state, identity and
-// private data exactly as they came; any doubt is false.
+// Read would and reports whether Read would return state and private data
+// exactly as they came, and the identity Read would set (its string
+// attributes by name); any doubt is false. attrs holds the prior state's
+// known, non-null top-level string attributes, read from the request's bytes;
+// state decodes the whole prior state into framework values, the costly part
+// of a refresh, for a resource that cannot decide without it.
 type UnchangedReader interface {
-	ReadUnchanged(ctx context.Context, state tfsdk.State, identity tfsdk.ResourceIdentity, private Private) bool
+	ReadUnchanged(ctx context.Context, attrs map[string]string, state func() (tfsdk.State, bool), private Private) (identity map[string]string, ok bool)
 }
 
 // New returns framework with the shortcuts in front for the given resource
