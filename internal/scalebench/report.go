@@ -36,8 +36,8 @@ type sizeResult struct {
 	Noop      map[string]*phaseResult // the same configuration served by the no-op provider
 	Floor     map[string]*phaseResult // terraform_data
 	States    *statesResult           // K parallel states of N/K (nil: not run)
-	Leftovers int    // Applications left in the cluster after destroy
-	CheckErr  string // why the leftover check could not run
+	Leftovers int                     // Applications left in the cluster after destroy
+	CheckErr  string                  // why the leftover check could not run
 }
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.2f", d.Seconds()) }
