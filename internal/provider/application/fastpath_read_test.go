@@ -9,10 +9,12 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
@@ -61,6 +63,21 @@ func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
 		{name: "deleted", identity: &[2]string{"demo", "app"}, served: nil, private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`},
 		{name: "pending update", identity: &[2]string{"demo", "app"}, served: contractApplication(2), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg==","apply_pending":"dHJ1ZQ=="}`},
 		{name: "state without the UID", identity: &[2]string{"demo", "app"}, served: contractApplication(2), private: `{"sensitive_paths":"W10="}`},
+		// The private data records the resourceVersion the state was written from.
+		{name: "recorded resourceVersion unchanged", identity: &[2]string{"demo", "app"}, served: contractApplication(2), private: recorded("7"), wantShortcut: true},
+		{name: "recorded resourceVersion unchanged, client without identity", served: contractApplication(2), private: recorded("7"), wantShortcut: true},
+		{name: "drift under a new resourceVersion", served: servedAt("8", func(o map[string]any) {
+			o["spec"].(map[string]any)["settings"].(map[string]any)["replicas"] = 3
+		}), private: recorded("7")},
+		{name: "status-only change", served: servedAt("8", func(o map[string]any) {
+			o["status"].(map[string]any)["summary"] = map[string]any{"state": "Failed", "message": "pod crash-looping"}
+		}), private: recorded("7")},
+		{name: "new resourceVersion, equal object", served: servedAt("8", nil), private: recorded("7")},
+		{name: "another Application of the same name", served: func() map[string]any {
+			o := contractApplication(2)
+			o["metadata"].(map[string]any)["uid"] = "uid-2"
+			return o
+		}(), private: recorded("7")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,6 +135,48 @@ func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
 				t.Errorf("identity differs: %v, %v", gi, wi)
 			}
 		})
+	}
+}
+
+// recorded is the private data of a state written from the contract
+// Application at resourceVersion rv.
+func recorded(rv string) string {
+	b, _ := json.Marshal(map[string][]byte{
+		privateSensitivePaths: []byte(`[]`), privateUID: []byte(`"uid-1"`), privateResourceVersion: []byte(`"` + rv + `"`),
+	})
+	return string(b)
+}
+
+// servedAt is the contract Application at resourceVersion rv, changed by mutate.
+func servedAt(rv string, mutate func(map[string]any)) map[string]any {
+	o := contractApplication(2)
+	o["metadata"].(map[string]any)["resourceVersion"] = rv
+	if mutate != nil {
+		mutate(o)
+	}
+	return o
+}
+
+// A refresh that finds the recorded UID and resourceVersion decides from the
+// private data and the state's top-level strings: the state is not decoded.
+func TestReadUnchanged_DecidesFromTheRecordWithoutDecodingTheState(t *testing.T) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(contractApplication(2))
+	}))
+	defer api.Close()
+	var private map[string][]byte
+	if err := json.Unmarshal([]byte(recorded("7")), &private); err != nil {
+		t.Fatal(err)
+	}
+	r := &Resource{data: &providerdata.Data{FieldManager: providerdata.DefaultFieldManager, RequestTimeout: 10e9, Conn: dpclient.Config{Host: api.URL}}}
+	decode := func() (tfsdk.State, bool) {
+		t.Error("the state was decoded")
+		return tfsdk.State{}, false
+	}
+	identity, ok := r.ReadUnchanged(context.Background(), map[string]string{"namespace": "demo", "name": "app"}, decode, private)
+	if !ok || identity["namespace"] != "demo" || identity["name"] != "app" {
+		t.Fatalf("ReadUnchanged = %v, %v; want the identity demo/app, true", identity, ok)
 	}
 }
 
