@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
@@ -177,6 +178,58 @@ func TestReadUnchanged_DecidesFromTheRecordWithoutDecodingTheState(t *testing.T)
 	identity, ok := r.ReadUnchanged(context.Background(), map[string]string{"namespace": "demo", "name": "app"}, decode, private)
 	if !ok || identity["namespace"] != "demo" || identity["name"] != "app" {
 		t.Fatalf("ReadUnchanged = %v, %v; want the identity demo/app, true", identity, ok)
+	}
+}
+
+// The state a create records is the one a refresh of the unchanged
+// Application makes: the refresh shortcut answers right after the apply, with
+// the framework's answer, for clients with and without identity support.
+func TestReadShortcut_AnswersAsTheFrameworkAfterACreate(t *testing.T) {
+	e := newPlanEnv(t)
+	s := newServers(t, "", e.cp.KubeconfigPath())
+	ctx := context.Background()
+	m := configOf(appState())
+	m.Namespace, m.Name = types.StringValue(e.namespace), types.StringValue("created")
+	m.PackageName, m.PackageRepositoryName = types.StringValue(e.pkg), types.StringValue(e.repository)
+	m.Settings = convert.ToDynamic(map[string]any{"replicas": 2, "domain": "a.example.com"})
+	cfg := encodeModel(t, m)
+	null, err := tfprotov6.NewDynamicValue(stateType(), tftypes.NewValue(stateType(), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := s.framework.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
+		TypeName: TypeName, PriorState: &null, ProposedNewState: cfg, Config: cfg,
+	})
+	if err != nil || len(plan.Diagnostics) > 0 {
+		t.Fatalf("plan: %v %v", err, plan.Diagnostics)
+	}
+	applied, err := s.framework.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{
+		TypeName: TypeName, PriorState: &null, PlannedState: plan.PlannedState, Config: cfg,
+		PlannedPrivate: plan.PlannedPrivate, PlannedIdentity: plan.PlannedIdentity,
+	})
+	if err != nil || len(applied.Diagnostics) > 0 {
+		t.Fatalf("apply: %v %v", err, applied.Diagnostics)
+	}
+	for _, withIdentity := range []bool{true, false} {
+		req := &tfprotov6.ReadResourceRequest{TypeName: TypeName, CurrentState: applied.NewState, Private: applied.Private}
+		if withIdentity {
+			req.CurrentIdentity = applied.NewIdentity
+		}
+		got, want, _ := compare(t, s, true, req, tfprotov6.ProviderServer.ReadResource)
+		if len(want.Diagnostics) > 0 {
+			t.Fatalf("framework diagnostics: %v", want.Diagnostics[0])
+		}
+		if !decodeModel(t, got.NewState).Equal(decodeModel(t, want.NewState)) {
+			t.Errorf("state differs:\n shortcut  %v\n framework %v", decodeModel(t, got.NewState), decodeModel(t, want.NewState))
+		}
+		if string(got.Private) != string(want.Private) {
+			t.Errorf("private: shortcut %s, framework %s", got.Private, want.Private)
+		}
+		gi, _ := got.NewIdentity.IdentityData.Unmarshal(identityType())
+		wi, _ := want.NewIdentity.IdentityData.Unmarshal(identityType())
+		if !gi.Equal(wi) {
+			t.Errorf("identity differs: %v, %v", gi, wi)
+		}
 	}
 }
 
