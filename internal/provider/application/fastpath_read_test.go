@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -44,9 +43,12 @@ func contractApplication(replicas int) map[string]any {
 }
 
 // The refresh shortcut answers ReadResource as the framework does: the same
-// state, private data and identity when nothing changed, whether or not the
-// client sends an identity, and it leaves drift, a deleted Application and a
-// pending update to the framework.
+// state, private data and identity when the Application still has the
+// recorded UID and resourceVersion, whether or not the client sends an
+// identity, and it leaves everything else to the framework: a state without
+// the record, drift, a status-only change, a new resourceVersion of an equal
+// object (the framework records it), another Application of the same name, a
+// deleted Application and a pending update.
 func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
@@ -56,18 +58,14 @@ func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
 		identity     *[2]string // the identity the client sends; nil: none (a client without identity support)
 		wantShortcut bool
 	}{
-		{name: "unchanged", served: contractApplication(2), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`, identity: &[2]string{"demo", "app"}, wantShortcut: true},
-		{name: "unchanged, client without identity", served: contractApplication(2), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`, wantShortcut: true},
-		{name: "identity of another Application", served: contractApplication(2), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`, identity: &[2]string{"demo", "other"}},
-		{name: "drift, client without identity", served: contractApplication(3), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`},
-		{name: "drift", identity: &[2]string{"demo", "app"}, served: contractApplication(3), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`},
-		{name: "deleted", identity: &[2]string{"demo", "app"}, served: nil, private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`},
-		{name: "pending update", identity: &[2]string{"demo", "app"}, served: contractApplication(2), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg==","apply_pending":"dHJ1ZQ=="}`},
-		{name: "state without the UID", identity: &[2]string{"demo", "app"}, served: contractApplication(2), private: `{"sensitive_paths":"W10="}`},
-		// The private data records the resourceVersion the state was written from.
-		{name: "recorded resourceVersion unchanged", identity: &[2]string{"demo", "app"}, served: contractApplication(2), private: recorded("7"), wantShortcut: true},
-		{name: "recorded resourceVersion unchanged, client without identity", served: contractApplication(2), private: recorded("7"), wantShortcut: true},
-		{name: "drift under a new resourceVersion", served: servedAt("8", func(o map[string]any) {
+		{name: "unchanged", served: contractApplication(2), private: recorded("7"), identity: &[2]string{"demo", "app"}, wantShortcut: true},
+		{name: "unchanged, client without identity", served: contractApplication(2), private: recorded("7"), wantShortcut: true},
+		{name: "resourceVersion not recorded", served: contractApplication(2), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`, identity: &[2]string{"demo", "app"}},
+		{name: "identity of another Application", served: contractApplication(2), private: recorded("7"), identity: &[2]string{"demo", "other"}},
+		{name: "drift", identity: &[2]string{"demo", "app"}, served: servedAt("8", func(o map[string]any) {
+			o["spec"].(map[string]any)["settings"].(map[string]any)["replicas"] = 3
+		}), private: recorded("7")},
+		{name: "drift, client without identity", served: servedAt("8", func(o map[string]any) {
 			o["spec"].(map[string]any)["settings"].(map[string]any)["replicas"] = 3
 		}), private: recorded("7")},
 		{name: "status-only change", served: servedAt("8", func(o map[string]any) {
@@ -79,6 +77,10 @@ func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
 			o["metadata"].(map[string]any)["uid"] = "uid-2"
 			return o
 		}(), private: recorded("7")},
+		{name: "deleted", identity: &[2]string{"demo", "app"}, served: nil, private: recorded("7")},
+		{name: "pending update", identity: &[2]string{"demo", "app"}, served: contractApplication(2),
+			private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg==","resource_version":"Ijci","apply_pending":"dHJ1ZQ=="}`},
+		{name: "state without the UID", identity: &[2]string{"demo", "app"}, served: contractApplication(2), private: `{"sensitive_paths":"W10=","resource_version":"Ijci"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,9 +144,13 @@ func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
 // recorded is the private data of a state written from the contract
 // Application at resourceVersion rv.
 func recorded(rv string) string {
-	b, _ := json.Marshal(map[string][]byte{
-		privateSensitivePaths: []byte(`[]`), privateUID: []byte(`"uid-1"`), privateResourceVersion: []byte(`"` + rv + `"`),
-	})
+	keys := map[string][]byte{}
+	for k, v := range (privateState{Recorded: true, UID: "uid-1", ResourceVersion: rv}).encode() {
+		if v != nil {
+			keys[k] = v
+		}
+	}
+	b, _ := json.Marshal(keys)
 	return string(b)
 }
 
@@ -158,9 +164,11 @@ func servedAt(rv string, mutate func(map[string]any)) map[string]any {
 	return o
 }
 
-// A refresh that finds the recorded UID and resourceVersion decides from the
-// private data and the state's top-level strings: the state is not decoded.
-func TestReadUnchanged_DecidesFromTheRecordWithoutDecodingTheState(t *testing.T) {
+// A refresh decides from the recorded UID and resourceVersion and the
+// state's namespace and name; a state written under the provider's field
+// manager is decided so only while that is the default one (another one may
+// own other labels and annotations).
+func TestReadUnchanged_DecidesFromTheRecordAndTheStatesName(t *testing.T) {
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(contractApplication(2))
@@ -170,14 +178,28 @@ func TestReadUnchanged_DecidesFromTheRecordWithoutDecodingTheState(t *testing.T)
 	if err := json.Unmarshal([]byte(recorded("7")), &private); err != nil {
 		t.Fatal(err)
 	}
-	r := &Resource{data: &providerdata.Data{FieldManager: providerdata.DefaultFieldManager, RequestTimeout: 10e9, Conn: dpclient.Config{Host: api.URL}}}
-	decode := func() (tfsdk.State, bool) {
-		t.Error("the state was decoded")
-		return tfsdk.State{}, false
+	tests := []struct {
+		name            string
+		providerManager string
+		attrs           map[string]string
+		want            bool
+	}{
+		{name: "default field manager", providerManager: providerdata.DefaultFieldManager, attrs: map[string]string{"namespace": "demo", "name": "app"}, want: true},
+		{name: "provider's own field manager", providerManager: "ops", attrs: map[string]string{"namespace": "demo", "name": "app"}},
+		{name: "resource's own field manager", providerManager: "ops", attrs: map[string]string{"namespace": "demo", "name": "app", "field_manager": "team-a"}, want: true},
+		{name: "no name", providerManager: providerdata.DefaultFieldManager, attrs: map[string]string{"namespace": "demo"}},
 	}
-	identity, ok := r.ReadUnchanged(context.Background(), map[string]string{"namespace": "demo", "name": "app"}, decode, private)
-	if !ok || identity["namespace"] != "demo" || identity["name"] != "app" {
-		t.Fatalf("ReadUnchanged = %v, %v; want the identity demo/app, true", identity, ok)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Resource{data: &providerdata.Data{FieldManager: tt.providerManager, RequestTimeout: 10e9, Conn: dpclient.Config{Host: api.URL}}}
+			identity, ok := r.ReadUnchanged(context.Background(), tt.attrs, private)
+			if ok != tt.want {
+				t.Fatalf("ReadUnchanged = %v, want %v", ok, tt.want)
+			}
+			if ok && (identity["namespace"] != "demo" || identity["name"] != "app" || len(identity) != 2) {
+				t.Fatalf("identity %v, want demo/app", identity)
+			}
+		})
 	}
 }
 

@@ -42,6 +42,7 @@ type checkOutput struct {
 	replace    bool // immutable fields changed in replace mode
 	repository string
 	effective  map[string]any
+	declared   declaredFunc // the properties of the settings schema (nil when it was not read)
 }
 
 func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any) checkInput {
@@ -72,21 +73,61 @@ func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any)
 	return in
 }
 
-// check runs the checks of DP on one Application. At plan (atPlan) anything
-// that cannot be read defers the checks with a warning; at apply it is an error.
-func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput, atPlan bool) checkOutput {
+// checkStage is what differs between the checks of a plan and of an apply.
+type checkStage struct {
+	// unreadable reports cluster data the checks cannot read.
+	unreadable func(out *checkOutput, summary, detail string)
+	// packageMissing reports an ApplicationPackage that does not exist.
+	packageMissing func(out *checkOutput, pkg, who string)
+	// atPlan lists checks skipped for unknown values and looks up the
+	// objects ui-resource-name fields name (warnings only).
+	atPlan bool
+}
+
+// checkAtPlan runs DP's checks at plan: anything that cannot be read
+// defers the checks to apply with a warning (an error with plan_checks =
+// "required").
+func (r *Resource) checkAtPlan(ctx context.Context, cl *dpclient.Client, in checkInput) checkOutput {
+	return r.runChecks(ctx, cl, in, checkStage{
+		unreadable: func(out *checkOutput, summary, detail string) {
+			out.deferred = true
+			if in.required {
+				out.diags.AddError("Settings not checked at plan: "+summary, detail+` plan_checks = "required" makes this an error.`)
+				return
+			}
+			out.diags.AddWarning(summary, detail+" The settings are checked at apply, and effective_settings is known after apply.")
+		},
+		packageMissing: func(out *checkOutput, pkg, who string) {
+			out.deferred = true
+			detail := fmt.Sprintf("ApplicationPackage %q does not exist, so package_repository_name of %s cannot be resolved.", pkg, who)
+			if in.required {
+				out.diags.AddError("Settings not checked at plan: Package not found", detail+` plan_checks = "required" makes this an error.`)
+				return
+			}
+			out.diags.AddWarning("Package not found", detail+" The settings are checked at apply, and effective_settings is known after apply.")
+		},
+		atPlan: true,
+	})
+}
+
+// checkAtApply runs DP's checks right before a write: anything that cannot
+// be read is an error.
+func (r *Resource) checkAtApply(ctx context.Context, cl *dpclient.Client, in checkInput) checkOutput {
+	return r.runChecks(ctx, cl, in, checkStage{
+		unreadable: func(out *checkOutput, summary, detail string) { out.diags.AddError(summary, detail) },
+		packageMissing: func(out *checkOutput, pkg, _ string) {
+			out.diags.AddAttributeError(path.Root("package_name"), "Package not found",
+				fmt.Sprintf("ApplicationPackage %q does not exist; set package_repository_name or check package_name.", pkg))
+		},
+	})
+}
+
+// runChecks runs the checks of DP on one Application.
+func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkInput, stage checkStage) checkOutput {
 	var out checkOutput
 	who := fmt.Sprintf("Application %s/%s", in.namespace, in.name)
 	deferOrFail := func(summary, detail string) checkOutput {
-		if atPlan && in.required {
-			out.deferred = true
-			out.diags.AddError("Settings not checked at plan: "+summary, detail+` plan_checks = "required" makes this an error.`)
-		} else if atPlan {
-			out.deferred = true
-			out.diags.AddWarning(summary, detail+" The settings are checked at apply, and effective_settings is known after apply.")
-		} else {
-			out.diags.AddError(summary, detail)
-		}
+		stage.unreadable(&out, summary, detail)
 		return out
 	}
 
@@ -98,12 +139,7 @@ func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput
 		case err != nil:
 			return deferOrFail("Cannot resolve package_repository_name ("+connectionProblem(err)+")", err.Error()+".")
 		case !found:
-			if atPlan {
-				return deferOrFail("Package not found",
-					fmt.Sprintf("ApplicationPackage %q does not exist, so package_repository_name of %s cannot be resolved.", in.packageName, who))
-			}
-			out.diags.AddAttributeError(path.Root("package_name"), "Package not found",
-				fmt.Sprintf("ApplicationPackage %q does not exist; set package_repository_name or check package_name.", in.packageName))
+			stage.packageMissing(&out, in.packageName, who)
 			return out
 		case len(repos) != 1:
 			choices := "none"
@@ -132,6 +168,7 @@ func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput
 	// Grant catalogs.
 	catalog := engine.Catalog{}
 	fields := pkg.Fields()
+	out.declared = declaredPaths(fields)
 	for _, f := range fields {
 		if f.GrantableResource == "" {
 			continue
@@ -190,7 +227,7 @@ func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput
 	out.diags.Append(diagnostics.FromProblems(path.Root("settings"), inSettings)...)
 	out.diags.Append(diagnostics.FromProblems(path.Root("sensitive_settings"), inSensitive)...)
 	out.diags.Append(diagnostics.Switches(path.Root("settings"), res.Switches, in.allowDestructive)...)
-	if atPlan && len(res.Skipped) > 0 {
+	if stage.atPlan && len(res.Skipped) > 0 {
 		out.diags.Append(skippedByDocument(in, res.Skipped)...)
 	}
 	if out.diags.HasError() {
@@ -198,7 +235,7 @@ func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput
 	}
 
 	// ui-resource-name referents (warnings only, at plan).
-	if atPlan {
+	if stage.atPlan {
 		out.diags.Append(r.checkReferents(ctx, cl, in.namespace, fields, res.Effective)...)
 	}
 

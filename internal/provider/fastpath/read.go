@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -54,11 +53,7 @@ func (s *server) readUnchanged(ctx context.Context, t *target, req *tfprotov6.Re
 	if !ok {
 		return nil, false
 	}
-	decode := func() (tfsdk.State, bool) {
-		val, err := cur.Unmarshal(info.typ)
-		return tfsdk.State{Schema: info.schema, Raw: val}, err == nil
-	}
-	identity, ok := reader.ReadUnchanged(ctx, strs, decode, private)
+	identity, ok := reader.ReadUnchanged(ctx, strs, private)
 	if !ok {
 		return nil, false
 	}

@@ -33,7 +33,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/defaults"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -95,15 +94,14 @@ type UnchangedPlanner interface {
 }
 
 // UnchangedReader is implemented by a resource whose refresh can tell that
-// nothing changed. ReadUnchanged refreshes the configured resource as its
-// Read would and reports whether Read would return state and private data
-// exactly as they came, and the identity Read would set (its string
-// attributes by name); any doubt is false. attrs holds the prior state's
-// known, non-null top-level string attributes, read from the request's bytes;
-// state decodes the whole prior state into framework values, the costly part
-// of a refresh, for a resource that cannot decide without it.
+// nothing changed without the state's values. ReadUnchanged reports whether
+// the configured resource's Read would return state and private data exactly
+// as they came, and the identity Read would set (its string attributes by
+// name); any doubt is false. attrs holds the prior state's known, non-null
+// top-level string attributes, read from the request's bytes: the state is
+// never decoded into framework values, the costly part of a refresh.
 type UnchangedReader interface {
-	ReadUnchanged(ctx context.Context, attrs map[string]string, state func() (tfsdk.State, bool), private Private) (identity map[string]string, ok bool)
+	ReadUnchanged(ctx context.Context, attrs map[string]string, private Private) (identity map[string]string, ok bool)
 }
 
 // New returns framework with the shortcuts in front for the given resource
