@@ -12,7 +12,9 @@
 //   - ReadResource: readUnchanged (read.go), for resources implementing
 //     UnchangedReader;
 //   - PlanResourceChange: planUnchanged, for resources implementing
-//     UnchangedPlanner, and planCreate (plan.go).
+//     UnchangedPlanner, and planCreate (plan.go);
+//   - UpgradeResourceState: upgradeCurrent (upgrade.go), for a state of the
+//     current schema version.
 //
 // The package knows no resource type: what a shortcut needs of one it learns
 // from the framework's interfaces (Schema, IdentitySchema, Configure,
@@ -39,7 +41,8 @@ import (
 
 // EnvVar turns every shortcut off when set to "off" (or "false", "0", "no"),
 // or the ones it lists, comma-separated, by name: "validate", "read",
-// "plan-unchanged", "plan-create" (for measuring what each one buys).
+// "plan-unchanged", "plan-create", "upgrade" (for measuring what each one
+// buys).
 const EnvVar = "DECKHOUSE_PROVIDER_SHORTCUTS"
 
 // The shortcuts' names in EnvVar.
@@ -48,6 +51,7 @@ const (
 	shortcutRead          = "read"
 	shortcutPlanUnchanged = "plan-unchanged"
 	shortcutPlanCreate    = "plan-create"
+	shortcutUpgrade       = "upgrade"
 )
 
 // disabled returns the shortcuts EnvVar lists.
