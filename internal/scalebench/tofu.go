@@ -71,15 +71,24 @@ func findTofu() (string, error) {
 	return p, nil
 }
 
-// cliVersion is the first line of the CLI's "version" output, e.g.
+// cliVersion is the line of the CLI's "version" output naming it, e.g.
 // "OpenTofu v1.12.6" or "Terraform v1.11.4".
 func cliVersion(ctx context.Context, bin string) string {
-	out, err := exec.CommandContext(ctx, bin, "version").Output()
-	if err != nil {
-		return filepath.Base(bin) + " (version unknown)"
+	cmd := exec.CommandContext(ctx, bin, "version")
+	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
+	out, _ := cmd.Output()
+	return versionLine(string(out), filepath.Base(bin))
+}
+
+// versionLine is the line of a CLI's version output that names the CLI
+// (warnings may come first), else name with "(version unknown)".
+func versionLine(out, name string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if line = strings.TrimSpace(line); strings.HasPrefix(line, "OpenTofu v") || strings.HasPrefix(line, "Terraform v") {
+			return line
+		}
 	}
-	first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-	return first
+	return name + " (version unknown)"
 }
 
 // moduleRoot is the folder of the main module's go.mod.
