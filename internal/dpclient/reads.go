@@ -237,7 +237,7 @@ func (s appSource) list(ctx context.Context, namespace string) (map[string]*unst
 	items := map[string]*unstructured.Unstructured{}
 	if s.meta == nil {
 		err := listPages(ctx, s.dyn.Resource(dpapi.ApplicationGVR).Namespace(namespace), snapshotPageSize, 0, func(obj *unstructured.Unstructured) {
-			items[obj.GetName()] = obj
+			items[obj.GetName()] = refreshView(obj)
 		})
 		if err != nil {
 			return nil, err

@@ -51,7 +51,9 @@ func (b *bench) measureHeldReads(ctx context.Context, dk *configRun, apps []app)
 	}
 	par := fmt.Sprintf("-parallelism=%d", b.o.parallelism)
 	sp := phaseSpec{name: phasePlanHeld, args: []string{"plan", "-input=false", "-no-color", par}, want: 1, runs: 1}
-	res := b.measurePhase(ctx, dir, filepath.Join(dir, "tofu.log"), sp, true)
+	hc := *dk
+	hc.dir, hc.log = dir, filepath.Join(dir, "tofu.log")
+	res := b.measurePhase(ctx, &hc, sp)
 	held := 0
 	for _, r := range p.Requests() {
 		if strings.HasPrefix(r.Rule, "hold ") {
