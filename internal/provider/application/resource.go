@@ -196,8 +196,8 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 			"effective_settings": schema.DynamicAttribute{
 				Computed: true,
 				MarkdownDescription: "Effective settings: `settings` + settings-schema defaults + project grant defaults, " +
-					"computed at plan (unknown when the package version cannot be read at plan). Values of " +
-					"`sensitive_settings` are not included.",
+					"computed at plan (unknown when the package version cannot be read at plan; the values project grants " +
+					"supply are known after apply). Values of `sensitive_settings` are not included.",
 			},
 			"status": schema.SingleNestedAttribute{
 				Computed:            true,
