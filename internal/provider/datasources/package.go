@@ -183,6 +183,11 @@ func (d *PackageDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	dir := m.Path.ValueString()
 	findings, err := engine.VerifyDir(dir)
 	if err != nil {
+		// A folder that cannot be read at all: the load error says why.
+		if _, diags := loadPackageDir(dir, path.Root("path")); diags.HasError() {
+			resp.Diagnostics.Append(diags...)
+			return
+		}
 		resp.Diagnostics.AddAttributeError(path.Root("path"), "Cannot verify the package", fmt.Sprintf("Package %q: %s", dir, err))
 		return
 	}
