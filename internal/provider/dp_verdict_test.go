@@ -112,3 +112,51 @@ func TestAccDPVerdict_DestroyRemovesLabelledOrphanKeepsKept(t *testing.T) {
 		t.Errorf("orphan marked keep after destroy: %v, want it kept", err)
 	}
 }
+
+// A project catalog without a default checks nothing (the specification),
+// but a value outside its available names gets a warning, since DP's code
+// rejects it.
+func TestAccDPVerdict_CatalogWithoutDefaultWarnsOutsideAvailable(t *testing.T) {
+	t.Parallel()
+	cli := newTofuCLI(t, false)
+	cli.write(emptyProvider + settingsDS("s", testPackage(t, "app"), `  settings = { storageClass = "gold" }
+  project_resources = { storageclasses = { available = ["fast"] } }`))
+	res := cli.must("plan")
+	if !outputHas(res, "Warning: DP may reject this value") || !outputHas(res, `the project names no default for this resource`) {
+		t.Fatalf("plan lacks the warning:\n%s", res.Output())
+	}
+	if outputHas(res, "gold") {
+		t.Fatalf("the warning prints the value:\n%s", res.Output())
+	}
+}
+
+// A schema a cluster serves that DP's typed decode refuses (here written
+// into the ApplicationPackageVersion directly) is named at plan with the
+// reason, and plan_checks = "required" makes it an error.
+func TestAccDPVerdict_ServedUnpublishableSchemaNamedAtPlan(t *testing.T) {
+	t.Parallel()
+	cli := newTofuCLI(t, false)
+	e := newAppEnv(t)
+	e.pkg += "-bad"
+	if err := e.cp.SeedPackageVersion(context.Background(), localdp.PackageVersionSeed{
+		Repository: e.repository, Package: e.pkg, Version: "v1.0.0",
+		SettingsSchema: []byte(`{"type": "object", "properties": {"size": {"type": "string", "x-deckhouse-immutable": "true"}}}`),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cli.write(fmt.Sprintf("provider \"deckhouse\" {\n  config_path = %q\n  plan_checks = \"required\"\n}\n", e.cp.KubeconfigPath()) +
+		fmt.Sprintf(`
+resource "deckhouse_application" "test" {
+  name                    = "app"
+  namespace               = %q
+  package_name            = %q
+  package_version         = "v1.0.0"
+  package_repository_name = %q
+  settings                = { size = "1Gi" }
+}
+`, e.namespace, e.pkg, e.repository))
+	res := cli.run(nil, "plan")
+	if res.Code == 0 || !outputHas(res, "DP will not publish this package version") || !outputHas(res, "/properties/size/x-deckhouse-immutable") {
+		t.Fatalf("plan against an unpublishable served schema: exit %d:\n%s", res.Code, res.Output())
+	}
+}
