@@ -228,7 +228,7 @@ func (r *Resource) write(ctx context.Context, plan, prior *applicationModel, sen
 	if err := res.Err; err != nil {
 		msg := err.Error()
 		if res.MarkErr != nil {
-			msg += ". It could not be marked for adoption: " + res.MarkErr.Error()
+			msg += ". It could not be marked for adoption (" + res.MarkErr.Error() + "): if it was written, the next apply refuses it as an existing Application; import it then"
 		}
 		if at, ok := dpFieldPath(err.Error(), settings, sensitive); ok {
 			w.diags.AddAttributeError(at, fmt.Sprintf("Cannot %s %s", op, who), msg)
