@@ -313,11 +313,11 @@ func pages(ctx context.Context, size int64, timeout time.Duration, page func(con
 // ListApplications calls fn for every Application of namespace (one paged
 // LIST, each page bounded by the read timeout).
 func (c *Client) ListApplications(ctx context.Context, namespace string, fn func(*unstructured.Unstructured)) error {
-	return listPages(ctx, c.dyn.Resource(dpapi.ApplicationGVR).Namespace(namespace), snapshotPageSize, c.opts.ReadTimeout, fn)
+	return c.outage.shareVerdict(listPages(ctx, c.dyn.Resource(dpapi.ApplicationGVR).Namespace(namespace), snapshotPageSize, c.opts.ReadTimeout, fn))
 }
 
 // ListPackageVersions calls fn for every ApplicationPackageVersion (one
 // paged LIST, each page bounded by the read timeout).
 func (c *Client) ListPackageVersions(ctx context.Context, fn func(*unstructured.Unstructured)) error {
-	return listPages(ctx, c.dyn.Resource(dpapi.ApplicationPackageVersionGVR), snapshotPageSize, c.opts.ReadTimeout, fn)
+	return c.outage.shareVerdict(listPages(ctx, c.dyn.Resource(dpapi.ApplicationPackageVersionGVR), snapshotPageSize, c.opts.ReadTimeout, fn))
 }
