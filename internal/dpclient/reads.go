@@ -144,6 +144,8 @@ func (a *applicationReads) get(ctx context.Context, namespace, name string) (*un
 	switch {
 	case s.err != nil && listRefused(s.err):
 		return a.getOne(ctx, r, namespace, name)
+	case s.err != nil && !take:
+		return nil, notSentNow(s.err)
 	case s.err != nil:
 		return nil, s.err
 	case stale:
@@ -160,6 +162,9 @@ func (a *applicationReads) take(ctx context.Context, r *namespaceReads, s *appSn
 	rctx, cancel := a.requestCtx(ctx)
 	s.items, s.err = a.src.list(rctx, namespace)
 	cancel()
+	if s.err != nil {
+		s.err = innermost(s.err)
+	}
 	s.taken = time.Now()
 	a.mu.Lock()
 	switch {
@@ -189,7 +194,7 @@ func (a *applicationReads) getOne(ctx context.Context, r *namespaceReads, namesp
 		if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
 			a.mu.Lock()
 			if r.snap == nil || r.snap.err == nil {
-				r.snap = failedSnapshot(err)
+				r.snap = failedSnapshot(innermost(err)) // without the URL of this read
 			}
 			a.mu.Unlock()
 		}
