@@ -45,8 +45,8 @@ const (
 )
 
 var (
-	_ provider.Provider              = &DeckhouseProvider{}
-	_ provider.ProviderWithFunctions = &DeckhouseProvider{}
+	_ provider.Provider                  = &DeckhouseProvider{}
+	_ provider.ProviderWithFunctions     = &DeckhouseProvider{}
 	_ provider.ProviderWithListResources = &DeckhouseProvider{}
 )
 

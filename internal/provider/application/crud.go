@@ -258,7 +258,7 @@ func (r *Resource) write(ctx context.Context, plan, prior *applicationModel, sen
 		plan.Status = statusValue(obj, secrets.redact)
 	}
 	if plan.LastAppliedSettings.IsUnknown() {
-		plan.LastAppliedSettings = lastAppliedValue(obj, w.sensitivePaths)
+		plan.LastAppliedSettings = lastAppliedValue(obj, withForeignPaths(obj, r.fieldManager(plan), w.sensitivePaths))
 	}
 	if plan.EffectiveSettings.IsUnknown() {
 		plan.EffectiveSettings = types.DynamicNull()
@@ -417,7 +417,7 @@ func (r *Resource) refresh(ctx context.Context, state *applicationModel, sensiti
 		state.Settings, state.LastAppliedSettings, state.EffectiveSettings = types.DynamicNull(), types.DynamicNull(), types.DynamicNull()
 		return out, diags
 	}
-	secrets := newRedactor(valuesAt(obj, sensitivePaths))
+	secrets := newRedactor(valuesAt(obj, withForeignPaths(obj, r.fieldManager(state), sensitivePaths)))
 	diags.Append(r.fromObject(ctx, state, obj, sensitivePaths, r.fieldManager(state), secrets.redact)...)
 	return out, diags
 }
@@ -468,6 +468,8 @@ func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *uns
 		prior, _, _ = convert.FromDynamic(m.Settings)
 	}
 	spec, hasSettings, _ := unstructured.NestedFieldCopy(obj.Object, "spec", "settings")
+	spec, foreignWarning := ownedSettings(obj, manager, spec)
+	diags.Append(foreignWarning...)
 	settings := stripPaths(spec, sensitivePaths, func(p []string) bool {
 		v, ok := lookupPath(prior, p)
 		return ok && isEmptyDoc(v)
@@ -488,7 +490,7 @@ func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *uns
 	}
 
 	m.Status = statusValue(obj, redact)
-	m.LastAppliedSettings = lastAppliedValue(obj, sensitivePaths)
+	m.LastAppliedSettings = lastAppliedValue(obj, withForeignPaths(obj, manager, sensitivePaths))
 	if m.EffectiveSettings.IsNull() || m.EffectiveSettings.IsUnknown() {
 		// Imported: DP's last applied effective settings are the best known value.
 		m.EffectiveSettings = m.LastAppliedSettings

@@ -35,6 +35,7 @@ type checkInput struct {
 	required         bool // plan_checks = "required": what cannot be checked at plan is an error
 	// settingsChecks is settings_checks: "warning" turns the settings' problems into warnings.
 	settingsChecks string
+	fieldManager   string // the resource's field_manager ("" = the provider's)
 }
 
 // checkOutput is the verdict of the checks.
@@ -57,6 +58,7 @@ func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any)
 		allowDestructive: plan.AllowDestructiveSettingsSwitch.ValueBool(),
 		immutableMode:    plan.ImmutableFieldChange.ValueString(),
 		settingsChecks:   plan.SettingsChecks.ValueString(),
+		fieldManager:     plan.FieldManager.ValueString(),
 	}
 	if !plan.PackageRepositoryName.IsUnknown() && !plan.PackageRepositoryName.IsNull() {
 		in.repository = plan.PackageRepositoryName.ValueString()
@@ -159,6 +161,10 @@ func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput
 	if in.sensitive != nil {
 		merged = engine.Merge(in.settings, in.sensitive)
 	}
+	foreign := r.foreignOf(ctx, cl, in) // keys other field managers own: checked, never shown
+	if foreign != nil {
+		merged = engine.Merge(foreign, merged)
+	}
 	req := engine.Request{
 		Settings:               merged,
 		Previous:               in.previous,
@@ -207,12 +213,12 @@ func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput
 
 	// ui-resource-name referents (warnings only, at plan).
 	if atPlan {
-		out.diags.Append(r.checkReferents(ctx, cl, in.namespace, fields, res.Effective)...)
+		out.diags.Append(r.checkReferents(ctx, cl, in.namespace, fields, withoutForeign(res.Effective, foreign))...)
 	}
 
 	// Effective settings from settings alone (unknown where settings are).
 	out.effective = res.Effective
-	if in.sensitive != nil {
+	if in.sensitive != nil || foreign != nil {
 		req.Settings = in.settings
 		out.effective = pkg.Evaluate(req).Effective
 	}
