@@ -12,7 +12,7 @@ import (
 
 // workflow is the part of a GitHub Actions workflow these tests read.
 type workflow struct {
-	On   map[string]any `json:"on"`
+	On map[string]any `json:"on"`
 	// True is "on" read as YAML 1.1, where a bare on is a boolean.
 	True map[string]any `json:"true"`
 	Jobs map[string]struct {
