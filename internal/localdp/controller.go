@@ -93,6 +93,11 @@ type controller struct {
 	// second evaluation (and a conflicting status write).
 	mu      sync.Mutex
 	applied map[types.UID]int64
+	// rawApplied holds, per Application UID, the spec.settings of the last
+	// accepted apply: DP's runtime keeps the raw settings it applied and
+	// binds oldSelf to them. Kept in memory only, as DP's runtime does; after
+	// a restart oldSelf falls back to status.lastAppliedConfiguration.
+	rawApplied map[types.UID]any
 
 	// packages holds the compiled package of each ApplicationPackageVersion
 	// by name, valid for one resourceVersion: compiling the published
@@ -131,10 +136,11 @@ func newController(cfg *rest.Config, opts Options) (*controller, error) {
 		acrs:    factory.ForResource(AvailableClusterResourceGVR).Informer(),
 		queue: workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](
 			5*time.Millisecond, 2*time.Second)),
-		workers:  workers,
-		logf:     logf,
-		applied:  map[types.UID]int64{},
-		packages: map[string]compiledPackage{},
+		workers:    workers,
+		logf:       logf,
+		applied:    map[types.UID]int64{},
+		rawApplied: map[types.UID]any{},
+		packages:   map[string]compiledPackage{},
 	}
 	enqueue := func(obj any) {
 		key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
@@ -523,6 +529,10 @@ func (c *controller) evaluate(ctx context.Context, app *unstructured.Unstructure
 			prev = map[string]any{}
 		}
 		req.Previous, req.HasPrevious = prev, true
+		c.mu.Lock()
+		raw, ok := c.rawApplied[app.GetUID()]
+		c.mu.Unlock()
+		req.PreviousRaw, req.HasPreviousRaw = raw, ok
 	}
 	res := pkg.Evaluate(req)
 	if !res.OK() {
@@ -550,6 +560,9 @@ func (c *controller) evaluate(ctx context.Context, app *unstructured.Unstructure
 		effective = map[string]any{}
 	}
 	status["lastAppliedConfiguration"] = toJSONValue(effective)
+	c.mu.Lock()
+	c.rawApplied[app.GetUID()] = toJSONValue(settings)
+	c.mu.Unlock()
 	if urls := simulatedURLs(effective); urls != nil {
 		status["urls"] = toJSONValue(urls)
 	} else {

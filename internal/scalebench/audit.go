@@ -59,6 +59,23 @@ type auditCounts struct {
 	GetsByName map[string]int
 	// Errors counts responses with a status code of 400 or more (404s included).
 	Errors map[int]int
+	// Retries counts requests that repeat the verb and URI of a request
+	// answered 429 or 5xx before (by client-go or the provider).
+	Retries int
+}
+
+// Throttled is the number of 429 answers.
+func (c auditCounts) Throttled() int { return c.Errors[429] }
+
+// ServerErrors is the number of 5xx answers.
+func (c auditCounts) ServerErrors() int {
+	n := 0
+	for code, v := range c.Errors {
+		if code >= 500 {
+			n += v
+		}
+	}
+	return n
 }
 
 func newAuditCounts() auditCounts {
@@ -143,6 +160,7 @@ func (f auditFilter) match(e *auditEvent) bool {
 // Lines that are not JSON audit events are skipped.
 func countAudit(r io.Reader, f auditFilter) (auditCounts, error) {
 	c := newAuditCounts()
+	failedBefore := map[string]int{} // verb and URI -> 429/5xx answers not retried yet
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	for sc.Scan() {
@@ -163,8 +181,16 @@ func countAudit(r io.Reader, f auditFilter) (auditCounts, error) {
 		if e.Verb == "get" && e.ObjectRef != nil && e.ObjectRef.Name != "" {
 			c.GetsByName[res+"/"+e.ObjectRef.Namespace+"/"+e.ObjectRef.Name]++
 		}
+		key := e.Verb + " " + e.RequestURI
+		if failedBefore[key] > 0 {
+			failedBefore[key]--
+			c.Retries++
+		}
 		if e.Response != nil && e.Response.Code >= 400 {
 			c.Errors[e.Response.Code]++
+			if e.Response.Code == 429 || e.Response.Code >= 500 {
+				failedBefore[key]++
+			}
 		}
 	}
 	return c, sc.Err()

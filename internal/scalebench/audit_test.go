@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -91,5 +92,27 @@ func TestAudit_GetsPerObjectProveEachVersionReadOnce(t *testing.T) {
 	}
 	if c.Errors[404] != 1 {
 		t.Errorf("404s = %d, want 1", c.Errors[404])
+	}
+}
+
+// A request that repeats the verb and URI of one answered 429 or 5xx is a
+// retry; a repeat after a success or a 404 is not.
+func TestAudit_CountsRetriesAfterThrottlingAndServerErrors(t *testing.T) {
+	t.Parallel()
+	ev := func(verb, uri string, code int, sec int) string {
+		return `{"stage":"ResponseComplete","verb":"` + verb + `","requestURI":"` + uri + `","userAgent":"terraform-provider-deckhouse/1",` +
+			`"objectRef":{"resource":"applications","namespace":"bench-1","name":"a"},"responseStatus":{"code":` + strconv.Itoa(code) + `},` +
+			`"requestReceivedTimestamp":"2025-01-01T10:00:0` + strconv.Itoa(sec) + `Z"}`
+	}
+	log := strings.Join([]string{
+		ev("patch", "/a", 429, 1), ev("patch", "/a", 503, 2), ev("patch", "/a", 200, 3), // two retries
+		ev("get", "/a", 200, 4), ev("get", "/a", 404, 5), ev("get", "/a", 200, 6), // none
+	}, "\n")
+	c, err := countAudit(strings.NewReader(log), auditFilter{From: at("2025-01-01T10:00:00Z"), To: at("2025-01-01T10:01:00Z"), UserAgentPrefix: "terraform-provider-deckhouse"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Retries != 2 || c.Throttled() != 1 || c.ServerErrors() != 1 {
+		t.Fatalf("retries %d, 429 %d, 5xx %d; want 2, 1, 1", c.Retries, c.Throttled(), c.ServerErrors())
 	}
 }

@@ -184,3 +184,19 @@ func TestParseSizes_RejectsNonPositiveAndEmpty(t *testing.T) {
 		}
 	}
 }
+
+// The report names the CLI by the line of its version output that does,
+// after any warning.
+func TestVersionLine_SkipsWarnings(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ out, want string }{
+		{"Warning: Unable to open CLI configuration file\n\nOpenTofu v1.12.6\non linux_amd64\n", "OpenTofu v1.12.6"},
+		{"Terraform v1.11.4\non linux_amd64\n", "Terraform v1.11.4"},
+		{"", "tofu (version unknown)"},
+	}
+	for _, tt := range tests {
+		if got := versionLine(tt.out, "tofu"); got != tt.want {
+			t.Errorf("versionLine(%q) = %q, want %q", tt.out, got, tt.want)
+		}
+	}
+}

@@ -1,14 +1,18 @@
 // Command scalebench measures the provider at scale: it starts the local DP
 // control plane with an audit log, seeds P package versions and a grant
-// catalog per namespace, and for each N runs tofu plan (create), apply (which
+// catalog per namespace, and for each N runs plan (create), apply (which
 // waits for ConfigurationApplied), plan (refresh, no changes) and destroy on N
-// deckhouse_application resources, and the same phases on N terraform_data
-// resources holding the same settings as the floor. It prints one markdown
-// table: wall time, the provider's peak RSS, the provider's API requests (from
-// the kube-apiserver audit log) and the ratio to the floor, then a verdict per
-// scale target.
+// deckhouse_application resources with the CLI -cli names (OpenTofu or
+// Terraform), and the same phases with two floors: the same configuration
+// served by a provider that does no work (internal/scalebench/noop: what the
+// CLI and the plugin protocol cost), and N terraform_data resources holding
+// the same settings (no provider at all). It prints one markdown table: wall
+// time, the provider's peak RSS, the provider's API requests (from the
+// kube-apiserver audit log) and the ratios to the floors, then a verdict per
+// scale target. With -states K it also runs K states of N/K Applications in
+// parallel against the same API server and compares them with one state of N.
 //
-//	go run ./internal/scalebench [-n 20,100,300] [-p 10] [-ns 5] [-parallelism 10] [-out table.md]
+//	go run ./internal/scalebench [-cli tofu|terraform] [-n 20,100,300] [-p 10] [-ns 5] [-parallelism 10] [-states 10] [-out table.md]
 package main
 
 import (
@@ -26,6 +30,8 @@ import (
 )
 
 type options struct {
+	cli         string // -cli: tofu, terraform, or a path
+	states      int    // -states: parallel states (0: none)
 	sizes       []int
 	p, ns       int
 	parallelism int
@@ -37,6 +43,10 @@ type options struct {
 	userAgent   string
 	poll        time.Duration
 	extraEnv    []string
+	// heldReads adds a plan with every read held after each apply;
+	// requestTimeout is the provider's request_timeout (0: its default).
+	heldReads      bool
+	requestTimeout time.Duration
 }
 
 func parseSizes(s string) ([]int, error) {
@@ -61,6 +71,8 @@ func parseSizes(s string) ([]int, error) {
 func main() {
 	var o options
 	sizes := flag.String("n", "20,100,300", "comma-separated numbers of applications")
+	flag.StringVar(&o.cli, "cli", cliTofu, "the CLI: tofu (the pinned OpenTofu), terraform (from the PATH), or a path to either")
+	flag.IntVar(&o.states, "states", 0, "also run K states of N/K applications in parallel against the same API server (0: no)")
 	flag.IntVar(&o.p, "p", 10, "number of package versions")
 	flag.IntVar(&o.ns, "ns", 5, "number of namespaces")
 	flag.IntVar(&o.parallelism, "parallelism", 10, "tofu -parallelism")
@@ -72,6 +84,8 @@ func main() {
 	flag.IntVar(&o.burst, "burst", 0, "provider burst argument (0: provider default)")
 	flag.StringVar(&o.userAgent, "provider-user-agent", providerBinaryName, "user agent prefix of the provider's API requests")
 	flag.DurationVar(&o.poll, "rss-poll", 20*time.Millisecond, "interval of /proc polling for the provider's RSS")
+	flag.BoolVar(&o.heldReads, "held-reads", false, "after each apply, plan again through a fault proxy that holds every read (an API server that answers nothing)")
+	flag.DurationVar(&o.requestTimeout, "request-timeout", 0, "provider request_timeout (0: the provider's default)")
 	env := flag.String("env", "", "extra KEY=VALUE,... for tofu and the provider (experiments, e.g. TF_LOG_SDK=OFF)")
 	flag.Parse()
 	for _, kv := range strings.Split(*env, ",") {
@@ -85,6 +99,8 @@ func main() {
 		switch {
 		case o.p <= 0 || o.ns <= 0 || o.parallelism <= 0 || o.repeat <= 0:
 			err = errors.New("-p, -ns, -parallelism and -repeat must be positive")
+		case o.states < 0 || o.states == 1:
+			err = errors.New("-states must be 0 or at least 2")
 		}
 	}
 	if err != nil {
@@ -142,7 +158,11 @@ func run(ctx context.Context, o options) int {
 		if ctx.Err() != nil {
 			break
 		}
-		results = append(results, b.measureSize(ctx, n))
+		r := b.measureSize(ctx, n)
+		if o.states > 0 && ctx.Err() == nil {
+			r.States = b.measureStates(ctx, n, o.states)
+		}
+		results = append(results, r)
 	}
 	if ctx.Err() != nil {
 		logf("interrupted")
@@ -150,7 +170,8 @@ func run(ctx context.Context, o options) int {
 	}
 
 	checks := evaluateTargets(results, o.p, o.ns, defaultTargets)
-	report := formatReport(o, results, checks)
+	checks = append(checks, evaluateStates(results)...)
+	report := formatReport(o, b.cliName, results, checks)
 	fmt.Print(report)
 	if o.out != "" {
 		if err := os.WriteFile(o.out, []byte(report), 0o644); err != nil {
@@ -167,10 +188,10 @@ func run(ctx context.Context, o options) int {
 }
 
 // formatReport is the table, the verdicts and the per-phase request details.
-func formatReport(o options, results []*sizeResult, checks []check) string {
+func formatReport(o options, cli string, results []*sizeResult, checks []check) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Scale benchmark: P=%d package versions, %d namespaces, -parallelism=%d, plans best of %d; floor: terraform_data with the same settings.\n",
-		o.p, o.ns, o.parallelism, o.repeat)
+	fmt.Fprintf(&b, "Scale benchmark with %s: P=%d package versions, %d namespaces, -parallelism=%d, plans best of %d; floors: the same configuration served by a provider that does no work (no-op), and terraform_data with the same settings.\n",
+		cli, o.p, o.ns, o.parallelism, o.repeat)
 	if o.qps > 0 || o.burst > 0 {
 		fmt.Fprintf(&b, "Provider qps=%d burst=%d (0: provider default).\n", o.qps, o.burst)
 	}
@@ -179,6 +200,10 @@ func formatReport(o options, results []*sizeResult, checks []check) string {
 	}
 	b.WriteString("\n")
 	b.WriteString(renderTable(results))
+	b.WriteString(renderHeld(results, o.requestTimeout))
+	if st := renderStates(results); st != "" {
+		b.WriteString("\n" + st)
+	}
 	b.WriteString("\nTargets:\n\n")
 	for _, c := range checks {
 		b.WriteString("- " + c.String() + "\n")
@@ -192,8 +217,11 @@ func formatReport(o options, results []*sizeResult, checks []check) string {
 type bench struct {
 	o        options
 	work     string
-	provider string // provider binary
-	tofu     *tofuRunner
+	provider string      // provider binary
+	noop     string      // the no-op provider binary
+	cliName  string      // the CLI's name and version
+	tofu     *tofuRunner // runs the CLI with the provider
+	noopTofu *tofuRunner // runs the CLI with the no-op provider
 	cluster  benchCluster
 	audit    string
 }
@@ -204,24 +232,19 @@ func setup(ctx context.Context, o options, work string) (*bench, error) {
 	if err != nil {
 		return b, err
 	}
-	tofuBin, err := findTofu()
+	tofuBin, err := findCLI(o.cli)
 	if err != nil {
 		return b, err
 	}
-	binDir := filepath.Join(work, "provider")
-	if err := os.MkdirAll(binDir, 0o755); err != nil {
+	b.cliName = cliVersion(ctx, tofuBin)
+	logf("CLI: %s (%s)", b.cliName, tofuBin)
+	logf("building the provider and the no-op provider")
+	if b.provider, b.tofu, err = b.installProvider(ctx, root, tofuBin, "provider", "."); err != nil {
 		return b, err
 	}
-	logf("building the provider")
-	if b.provider, err = buildProvider(ctx, root, binDir); err != nil {
+	if b.noop, b.noopTofu, err = b.installProvider(ctx, root, tofuBin, "noop", "./internal/scalebench/noop"); err != nil {
 		return b, err
 	}
-	rc := filepath.Join(work, "tofurc")
-	if err := os.WriteFile(rc, []byte(cliConfig(binDir)), 0o644); err != nil {
-		return b, err
-	}
-	b.tofu = newTofuRunner(tofuBin, rc)
-	b.tofu.env = append(b.tofu.env, o.extraEnv...)
 
 	logf("starting the local control plane (audit log %s)", b.audit)
 	lay := layout{P: o.p, NS: o.ns}
@@ -237,6 +260,27 @@ func setup(ctx context.Context, o options, work string) (*bench, error) {
 	return b, nil
 }
 
+// installProvider builds pkg as the provider binary in the folder name of
+// the working folder and returns it with a CLI runner whose configuration
+// overrides the provider's address with it.
+func (b *bench) installProvider(ctx context.Context, root, cli, name, pkg string) (string, *tofuRunner, error) {
+	binDir := filepath.Join(b.work, name)
+	if err := os.MkdirAll(binDir, 0o755); err != nil {
+		return "", nil, err
+	}
+	bin, err := buildBinary(ctx, root, binDir, pkg)
+	if err != nil {
+		return "", nil, err
+	}
+	rc := filepath.Join(b.work, name+".tfrc")
+	if err := os.WriteFile(rc, []byte(cliConfig(binDir)), 0o644); err != nil {
+		return "", nil, err
+	}
+	r := newTofuRunner(cli, rc)
+	r.env = append(r.env, b.o.extraEnv...)
+	return bin, r, nil
+}
+
 func (b *bench) close() {
 	if b.cluster != nil {
 		logf("stopping the local control plane")
@@ -246,39 +290,39 @@ func (b *bench) close() {
 	}
 }
 
-// measureSize runs both configurations for n applications, phase by phase,
-// alternating deckhouse and floor runs so that both see the same machine load.
+// measureSize runs the three configurations for n applications, phase by
+// phase, alternating the provider's, the no-op provider's and the floor's
+// runs so that all see the same machine load.
 func (b *bench) measureSize(ctx context.Context, n int) *sizeResult {
 	lay := layout{N: n, P: b.o.p, NS: b.o.ns}
 	apps := lay.apps()
-	r := &sizeResult{N: n, Deckhouse: map[string]*phaseResult{}, Floor: map[string]*phaseResult{}}
+	r := &sizeResult{N: n, Deckhouse: map[string]*phaseResult{}, Noop: map[string]*phaseResult{}, Floor: map[string]*phaseResult{}}
 
-	dk := &configRun{kind: "deckhouse", provider: true, out: r.Deckhouse,
-		config: deckhouseConfig(apps, providerOptions{ConfigPath: b.cluster.KubeconfigPath(), QPS: b.o.qps, Burst: b.o.burst})}
-	fl := &configRun{kind: "floor", out: r.Floor, config: floorConfig(apps)}
-	for _, c := range []*configRun{dk, fl} {
+	config := deckhouseConfig(apps, providerOptions{ConfigPath: b.cluster.KubeconfigPath(), QPS: b.o.qps, Burst: b.o.burst})
+	dk := &configRun{kind: "deckhouse", runner: b.tofu, exe: b.provider, provider: true, out: r.Deckhouse, config: config}
+	nf := &configRun{kind: "noop", runner: b.noopTofu, exe: b.noop, noInit: true, out: r.Noop, config: config}
+	fl := &configRun{kind: "floor", runner: b.tofu, out: r.Floor, config: floorConfig(apps)}
+	runs := []*configRun{dk, nf, fl}
+	for _, c := range runs {
 		c.dir = filepath.Join(b.work, fmt.Sprintf("n%d", n), c.kind)
-		c.log = filepath.Join(c.dir, "tofu.log")
+		c.log = filepath.Join(c.dir, "cli.log")
 		c.failed = b.prepare(ctx, c)
 	}
 
-	par := fmt.Sprintf("-parallelism=%d", b.o.parallelism)
-	specs := []phaseSpec{
-		{phasePlanCreate, []string{"plan", "-input=false", "-no-color", "-detailed-exitcode", par}, 2, b.o.repeat},
-		{phaseApply, []string{"apply", "-auto-approve", "-input=false", "-no-color", par}, 0, 1},
-		{phasePlanRefresh, []string{"plan", "-input=false", "-no-color", "-detailed-exitcode", par}, 0, b.o.repeat},
-		{phaseDestroy, []string{"destroy", "-auto-approve", "-input=false", "-no-color", par}, 0, 1},
-	}
-	for _, sp := range specs {
+	for _, sp := range b.phaseSpecs() {
+		if sp.name == phaseDestroy && b.o.heldReads && dk.failed == "" && ctx.Err() == nil {
+			r.HeldReads = b.measureHeldReads(ctx, dk, apps)
+			logf("N=%d deckhouse %s: %s s%s", n, phasePlanHeld, seconds(r.HeldReads.Wall), errSuffix(r.HeldReads.Err))
+		}
 		for i := 0; i < sp.runs; i++ {
-			for _, c := range []*configRun{dk, fl} {
+			for _, c := range runs {
 				if ctx.Err() != nil {
 					c.failed = "interrupted"
 				}
 				c.step(ctx, b, sp, i)
 			}
 		}
-		for _, c := range []*configRun{dk, fl} {
+		for _, c := range runs {
 			if res := c.out[sp.name]; res != nil {
 				logf("N=%d %s %s: %s s%s", n, c.kind, sp.name, seconds(res.Wall), errSuffix(res.Err))
 			}
@@ -294,6 +338,17 @@ func (b *bench) measureSize(ctx context.Context, n int) *sizeResult {
 	return r
 }
 
+// phaseSpecs are the four phases in their order.
+func (b *bench) phaseSpecs() []phaseSpec {
+	par := fmt.Sprintf("-parallelism=%d", b.o.parallelism)
+	return []phaseSpec{
+		{phasePlanCreate, []string{"plan", "-input=false", "-no-color", "-detailed-exitcode", par}, 2, b.o.repeat},
+		{phaseApply, []string{"apply", "-auto-approve", "-input=false", "-no-color", par}, 0, 1},
+		{phasePlanRefresh, []string{"plan", "-input=false", "-no-color", "-detailed-exitcode", par}, 0, b.o.repeat},
+		{phaseDestroy, []string{"destroy", "-auto-approve", "-input=false", "-no-color", par}, 0, 1},
+	}
+}
+
 // phaseSpec says how to run one phase and which exit code means success.
 type phaseSpec struct {
 	name string
@@ -306,15 +361,18 @@ type phaseSpec struct {
 type configRun struct {
 	kind     string
 	config   string
-	provider bool // measure the provider (RSS, requests)
+	runner   *tofuRunner
+	exe      string // the provider binary whose RSS and CPU are measured ("": none)
+	provider bool   // count the provider's API requests
+	noInit   bool   // a provider under dev_overrides: no init
 	dir, log string
 	out      map[string]*phaseResult
 	failed   string // set when the configuration cannot be run any further
 }
 
 // prepare writes the configuration. The floor (terraform_data only, built
-// into tofu) gets a tofu init, which works offline. The provider's
-// configuration gets none: a provider under dev_overrides needs no init, and
+// into the CLI) gets an init, which works offline. The providers'
+// configurations get none: a provider under dev_overrides needs no init, and
 // init would try to reach the registry for it and fail offline.
 func (b *bench) prepare(ctx context.Context, c *configRun) string {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
@@ -323,11 +381,11 @@ func (b *bench) prepare(ctx context.Context, c *configRun) string {
 	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(c.config), 0o644); err != nil {
 		return err.Error()
 	}
-	if c.provider {
+	if c.provider || c.noInit {
 		return ""
 	}
-	if code, _, err := b.tofu.run(ctx, c.dir, c.log, "init", "-input=false", "-no-color"); err != nil || code != 0 {
-		return fmt.Sprintf("tofu init exit %d %v: %s", code, err, tailFile(c.log, 15))
+	if code, _, err := c.runner.run(ctx, c.dir, c.log, "init", "-input=false", "-no-color"); err != nil || code != 0 {
+		return fmt.Sprintf("init exit %d %v: %s", code, err, tailFile(c.log, 15))
 	}
 	return ""
 }
@@ -345,7 +403,7 @@ func (c *configRun) step(ctx context.Context, b *bench, sp phaseSpec, _ int) {
 	if best != nil && best.Err != "" {
 		return // an earlier run of this phase failed
 	}
-	res := b.measurePhase(ctx, c.dir, c.log, sp, c.provider)
+	res := b.measurePhase(ctx, c, sp)
 	if best == nil || (res.Err == "" && res.Wall < best.Wall) || res.Err != "" {
 		if best != nil {
 			res.Runs = best.Runs
@@ -367,15 +425,16 @@ func errSuffix(e string) string {
 	return " (" + first + ")"
 }
 
-func (b *bench) measurePhase(ctx context.Context, dir, logPath string, sp phaseSpec, provider bool) *phaseResult {
+func (b *bench) measurePhase(ctx context.Context, c *configRun, sp phaseSpec) *phaseResult {
 	res := &phaseResult{}
+	logPath := c.log
 	var w *rssWatcher
-	if provider {
-		w = newRSSWatcher(b.provider, b.o.poll)
+	if c.exe != "" {
+		w = newRSSWatcher(c.exe, b.o.poll)
 		w.Start()
 	}
 	from := time.Now()
-	code, wall, cpu, err := b.tofu.runCPU(ctx, dir, logPath, sp.args...)
+	code, wall, cpu, err := c.runner.runCPU(ctx, c.dir, logPath, sp.args...)
 	to := time.Now()
 	res.TofuCPU = cpu
 	if w != nil {
@@ -393,15 +452,21 @@ func (b *bench) measurePhase(ctx context.Context, dir, logPath string, sp phaseS
 		}
 		res.Err = what + "\n" + tailFile(logPath, 25)
 	}
-	if provider {
-		// Give the audit backend a moment to write the last events.
-		time.Sleep(300 * time.Millisecond)
-		var e1, e2 error
-		res.Provider, e1 = countAuditFile(b.audit, auditFilter{From: from, To: to, UserAgentPrefix: b.o.userAgent})
-		res.Others, e2 = countAuditFile(b.audit, auditFilter{From: from, To: to, UserAgentPrefix: b.o.userAgent, Exclude: true})
-		if err := errors.Join(e1, e2); err != nil && res.Err == "" {
+	if c.provider {
+		if err := b.countRequests(res, from, to); err != nil && res.Err == "" {
 			res.Err = "read audit log: " + err.Error()
 		}
 	}
 	return res
+}
+
+// countRequests fills res with the provider's and the other clients'
+// requests between from and to.
+func (b *bench) countRequests(res *phaseResult, from, to time.Time) error {
+	// Give the audit backend a moment to write the last events.
+	time.Sleep(300 * time.Millisecond)
+	var e1, e2 error
+	res.Provider, e1 = countAuditFile(b.audit, auditFilter{From: from, To: to, UserAgentPrefix: b.o.userAgent})
+	res.Others, e2 = countAuditFile(b.audit, auditFilter{From: from, To: to, UserAgentPrefix: b.o.userAgent, Exclude: true})
+	return errors.Join(e1, e2)
 }

@@ -27,15 +27,19 @@ type phaseResult struct {
 	Provider auditCounts     // requests of the provider
 	Others   auditCounts     // requests of every other client (the stand-in controller, the harness)
 	Err      string          // "" when the command did what the phase expects
+	Held     int             // requests a fault proxy held (plan with every read held)
 }
 
-// sizeResult holds both configurations' phases for one N.
+// sizeResult holds the configurations' phases for one N.
 type sizeResult struct {
 	N         int
 	Deckhouse map[string]*phaseResult
-	Floor     map[string]*phaseResult
-	Leftovers int    // Applications left in the cluster after destroy
-	CheckErr  string // why the leftover check could not run
+	Noop      map[string]*phaseResult // the same configuration served by the no-op provider
+	Floor     map[string]*phaseResult // terraform_data
+	States    *statesResult           // K parallel states of N/K (nil: not run)
+	HeldReads *phaseResult            // plan with every read held (-held-reads)
+	Leftovers int                     // Applications left in the cluster after destroy
+	CheckErr  string                  // why the leftover check could not run
 }
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.2f", d.Seconds()) }
@@ -51,12 +55,12 @@ func ratio(d, f *phaseResult) (float64, bool) {
 // renderTable prints the results as one markdown table.
 func renderTable(results []*sizeResult) string {
 	var b strings.Builder
-	b.WriteString("| N | phase | deckhouse wall s | floor wall s | ratio | provider max RSS MB | API requests (provider) | requests per app |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| N | phase | deckhouse wall s | no-op provider s | terraform_data s | ratio (no-op) | ratio (terraform_data) | provider max RSS MB | API requests (provider) | requests per app |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		for _, ph := range phases {
-			d, f := r.Deckhouse[ph], r.Floor[ph]
-			dw, fw, rt, rss, req, per := "-", "-", "-", "-", "-", "-"
+			d, f, z := r.Deckhouse[ph], r.Floor[ph], r.Noop[ph]
+			dw, zw, fw, zr, rt, rss, req, per := "-", "-", "-", "-", "-", "-", "-", "-"
 			if d != nil {
 				dw = seconds(d.Wall)
 				if d.Err != "" {
@@ -72,10 +76,19 @@ func renderTable(results []*sizeResult) string {
 					fw += " (failed)"
 				}
 			}
+			if z != nil {
+				zw = seconds(z.Wall)
+				if z.Err != "" {
+					zw += " (failed)"
+				}
+			}
+			if x, ok := ratio(d, z); ok {
+				zr = fmt.Sprintf("%.1f×", x)
+			}
 			if x, ok := ratio(d, f); ok {
 				rt = fmt.Sprintf("%.1f×", x)
 			}
-			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", r.N, ph, dw, fw, rt, rss, req, per)
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.N, ph, dw, zw, fw, zr, rt, rss, req, per)
 		}
 	}
 	return b.String()
@@ -101,7 +114,10 @@ func renderDetails(results []*sizeResult) string {
 				fmt.Fprintf(&b, "; provider processes %d, provider CPU %s s", d.Procs, seconds(d.CPU))
 			}
 			if d.TofuCPU > 0 {
-				fmt.Fprintf(&b, "; CPU of tofu + provider %s s", seconds(d.TofuCPU))
+				fmt.Fprintf(&b, "; CPU of CLI + provider %s s", seconds(d.TofuCPU))
+			}
+			if z := r.Noop[ph]; z != nil && z.TofuCPU > 0 {
+				fmt.Fprintf(&b, "; no-op CPU of CLI + provider %s s (provider %s s, max RSS %.0f MB)", seconds(z.TofuCPU), seconds(z.CPU), float64(z.MaxRSSKB)/1024)
 			}
 			if f := r.Floor[ph]; f != nil && f.TofuCPU > 0 {
 				fmt.Fprintf(&b, "; floor CPU %s s", seconds(f.TofuCPU))
@@ -111,6 +127,9 @@ func renderDetails(results []*sizeResult) string {
 		for _, ph := range phases {
 			if d := r.Deckhouse[ph]; d != nil && d.Err != "" {
 				fmt.Fprintf(&b, "- N=%d %s (deckhouse) failed: %s\n", r.N, ph, d.Err)
+			}
+			if z := r.Noop[ph]; z != nil && z.Err != "" {
+				fmt.Fprintf(&b, "- N=%d %s (no-op) failed: %s\n", r.N, ph, z.Err)
 			}
 			if f := r.Floor[ph]; f != nil && f.Err != "" {
 				fmt.Fprintf(&b, "- N=%d %s (floor) failed: %s\n", r.N, ph, f.Err)
@@ -289,6 +308,9 @@ func evaluateTargets(results []*sizeResult, p, ns int, lim targetLimits) []check
 			}
 			if f := x.Floor[ph]; f == nil || f.Err != "" {
 				failures = append(failures, fmt.Sprintf("N=%d %s (floor)", x.N, ph))
+			}
+			if z := x.Noop[ph]; z != nil && z.Err != "" {
+				failures = append(failures, fmt.Sprintf("N=%d %s (no-op)", x.N, ph))
 			}
 		}
 		if x.CheckErr != "" {

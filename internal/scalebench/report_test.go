@@ -42,6 +42,10 @@ func goodRun() *sizeResult {
 			phasePlanCreate: fl(time.Second), phaseApply: fl(time.Second),
 			phasePlanRefresh: fl(1500 * time.Millisecond), phaseDestroy: fl(time.Second),
 		},
+		Noop: map[string]*phaseResult{
+			phasePlanCreate: fl(time.Second), phaseApply: fl(time.Second),
+			phasePlanRefresh: fl(2 * time.Second), phaseDestroy: fl(time.Second),
+		},
 	}
 }
 
@@ -99,6 +103,7 @@ func TestTargets_EachBreachFailsItsOwnCheck(t *testing.T) {
 		}, "no discovery"},
 		{"leftovers", func(r *sizeResult) { r.Leftovers = 3 }, "no leftovers"},
 		{"floor failed", func(r *sizeResult) { r.Floor[phaseDestroy].Err = "boom" }, "no leftovers"},
+		{"no-op provider failed", func(r *sizeResult) { r.Noop[phaseApply].Err = "boom" }, "no leftovers"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,7 +136,7 @@ func TestRenderTable_OneRowPerSizeAndPhase(t *testing.T) {
 	if len(lines) != 2+len(phases) {
 		t.Fatalf("%d lines, want %d:\n%s", len(lines), 2+len(phases), tab)
 	}
-	if !strings.Contains(tab, "| 300 | plan (refresh) | 3.00 | 1.50 | 2.0× | 90 | 315 | 1.05 |") {
+	if !strings.Contains(tab, "| 300 | plan (refresh) | 3.00 | 2.00 | 1.50 | 1.5× | 2.0× | 90 | 315 | 1.05 |") {
 		t.Errorf("refresh row wrong:\n%s", tab)
 	}
 }

@@ -23,8 +23,33 @@ var providerAddresses = []string{
 	"registry.terraform.io/deckhouse/deckhouse",
 }
 
-// findTofu returns the tofu binary: $DECKHOUSE_TOOLS_BIN/tofu, else
-// $DECKHOUSE_TOOLS_CACHE/bin/tofu, else ~/.cache/terraform-provider-deckhouse/bin/tofu.
+// The CLIs the benchmark runs (-cli).
+const (
+	cliTofu      = "tofu"
+	cliTerraform = "terraform"
+)
+
+// findCLI returns the binary of the CLI named by -cli: for "tofu",
+// $DECKHOUSE_TOOLS_BIN/tofu, else $DECKHOUSE_TOOLS_CACHE/bin/tofu, else
+// ~/.cache/terraform-provider-deckhouse/bin/tofu; for "terraform", terraform
+// on the PATH; any other value is a path to either.
+func findCLI(name string) (string, error) {
+	switch name {
+	case cliTofu:
+		return findTofu()
+	case cliTerraform:
+		p, err := exec.LookPath("terraform")
+		if err != nil {
+			return "", fmt.Errorf("terraform not found on the PATH: %w", err)
+		}
+		return p, nil
+	}
+	if fi, err := os.Stat(name); err != nil || fi.IsDir() {
+		return "", fmt.Errorf("-cli %s: not tofu, terraform or a CLI binary", name)
+	}
+	return name, nil
+}
+
 func findTofu() (string, error) {
 	var dir string
 	switch {
@@ -46,6 +71,26 @@ func findTofu() (string, error) {
 	return p, nil
 }
 
+// cliVersion is the line of the CLI's "version" output naming it, e.g.
+// "OpenTofu v1.12.6" or "Terraform v1.11.4".
+func cliVersion(ctx context.Context, bin string) string {
+	cmd := exec.CommandContext(ctx, bin, "version")
+	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
+	out, _ := cmd.Output()
+	return versionLine(string(out), filepath.Base(bin))
+}
+
+// versionLine is the line of a CLI's version output that names the CLI
+// (warnings may come first), else name with "(version unknown)".
+func versionLine(out, name string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if line = strings.TrimSpace(line); strings.HasPrefix(line, "OpenTofu v") || strings.HasPrefix(line, "Terraform v") {
+			return line
+		}
+	}
+	return name + " (version unknown)"
+}
+
 // moduleRoot is the folder of the main module's go.mod.
 func moduleRoot(ctx context.Context) (string, error) {
 	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
@@ -59,13 +104,14 @@ func moduleRoot(ctx context.Context) (string, error) {
 	return filepath.Dir(gomod), nil
 }
 
-// buildProvider builds the provider binary into dir and returns its path.
-func buildProvider(ctx context.Context, root, dir string) (string, error) {
+// buildBinary builds the Go package pkg (relative to root) into dir under the
+// provider's file name and returns its path.
+func buildBinary(ctx context.Context, root, dir, pkg string) (string, error) {
 	out := filepath.Join(dir, providerBinaryName)
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, ".")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
 	cmd.Dir = root
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build provider: %w\n%s", err, b)
+		return "", fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
 	}
 	return out, nil
 }
@@ -81,7 +127,8 @@ func cliConfig(dir string) string {
 	return b.String()
 }
 
-// tofuRunner runs tofu commands in working folders with a fixed environment.
+// tofuRunner runs CLI (tofu or terraform) commands in working folders with a
+// fixed environment.
 type tofuRunner struct {
 	bin string
 	env []string
@@ -124,7 +171,7 @@ func (r *tofuRunner) runCPU(ctx context.Context, dir, logPath string, args ...st
 		return -1, 0, 0, err
 	}
 	defer logf.Close()
-	fmt.Fprintf(logf, "\n$ tofu %s\n", strings.Join(args, " "))
+	fmt.Fprintf(logf, "\n$ %s %s\n", filepath.Base(r.bin), strings.Join(args, " "))
 
 	cmd := exec.CommandContext(ctx, r.bin, args...)
 	cmd.Dir = dir

@@ -14,7 +14,8 @@ import (
 )
 
 // The plan shortcut answers an unchanged plan exactly as the framework does,
-// and leaves every other plan to the framework.
+// whether or not the client sends an identity, and leaves every other plan
+// to the framework.
 func TestPlanShortcut_AnswersUnchangedPlansAsTheFramework(t *testing.T) {
 	state := appState()
 	replaceMode := state
@@ -49,7 +50,8 @@ func TestPlanShortcut_AnswersUnchangedPlansAsTheFramework(t *testing.T) {
 			}(), wantShortcut: true},
 		{name: "settings changed", prior: state, proposed: changed, config: configOf(changed)},
 		{name: "sensitive settings configured", prior: state, proposed: withSensitive, config: configOf(withSensitive)},
-		{name: "state without identity", prior: state, proposed: state, config: configOf(state), noIdentity: true},
+		{name: "unchanged, client without identity", prior: state, proposed: state, config: configOf(state), noIdentity: true, wantShortcut: true},
+		{name: "settings changed, client without identity", prior: state, proposed: changed, config: configOf(changed), noIdentity: true},
 		{name: "update DP has not applied", prior: state, proposed: state, config: configOf(state), pending: true},
 	}
 	for _, tt := range tests {

@@ -11,8 +11,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
@@ -41,21 +43,44 @@ func contractApplication(replicas int) map[string]any {
 }
 
 // The refresh shortcut answers ReadResource as the framework does: the same
-// state, private data and identity when nothing changed, and it leaves
-// drift, a deleted Application and a pending update to the framework.
+// state, private data and identity when the Application still has the
+// recorded UID and resourceVersion, whether or not the client sends an
+// identity, and it leaves everything else to the framework: a state without
+// the record, drift, a status-only change, a new resourceVersion of an equal
+// object (the framework records it), another Application of the same name, a
+// deleted Application and a pending update.
 func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
 		name         string
 		served       map[string]any // nil: 404
 		private      string
+		identity     *[2]string // the identity the client sends; nil: none (a client without identity support)
 		wantShortcut bool
 	}{
-		{name: "unchanged", served: contractApplication(2), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`, wantShortcut: true},
-		{name: "drift", served: contractApplication(3), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`},
-		{name: "deleted", served: nil, private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`},
-		{name: "pending update", served: contractApplication(2), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg==","apply_pending":"dHJ1ZQ=="}`},
-		{name: "state without the UID", served: contractApplication(2), private: `{"sensitive_paths":"W10="}`},
+		{name: "unchanged", served: contractApplication(2), private: recorded("7"), identity: &[2]string{"demo", "app"}, wantShortcut: true},
+		{name: "unchanged, client without identity", served: contractApplication(2), private: recorded("7"), wantShortcut: true},
+		{name: "resourceVersion not recorded", served: contractApplication(2), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`, identity: &[2]string{"demo", "app"}},
+		{name: "identity of another Application", served: contractApplication(2), private: recorded("7"), identity: &[2]string{"demo", "other"}},
+		{name: "drift", identity: &[2]string{"demo", "app"}, served: servedAt("8", func(o map[string]any) {
+			o["spec"].(map[string]any)["settings"].(map[string]any)["replicas"] = 3
+		}), private: recorded("7")},
+		{name: "drift, client without identity", served: servedAt("8", func(o map[string]any) {
+			o["spec"].(map[string]any)["settings"].(map[string]any)["replicas"] = 3
+		}), private: recorded("7")},
+		{name: "status-only change", served: servedAt("8", func(o map[string]any) {
+			o["status"].(map[string]any)["summary"] = map[string]any{"state": "Failed", "message": "pod crash-looping"}
+		}), private: recorded("7")},
+		{name: "new resourceVersion, equal object", served: servedAt("8", nil), private: recorded("7")},
+		{name: "another Application of the same name", served: func() map[string]any {
+			o := contractApplication(2)
+			o["metadata"].(map[string]any)["uid"] = "uid-2"
+			return o
+		}(), private: recorded("7")},
+		{name: "deleted", identity: &[2]string{"demo", "app"}, served: nil, private: recorded("7")},
+		{name: "pending update", identity: &[2]string{"demo", "app"}, served: contractApplication(2),
+			private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg==","resource_version":"Ijci","apply_pending":"dHJ1ZQ=="}`},
+		{name: "state without the UID", identity: &[2]string{"demo", "app"}, served: contractApplication(2), private: `{"sensitive_paths":"W10=","resource_version":"Ijci"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,10 +106,12 @@ func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
 			}
 			r.fromObject(ctx, &prior, &obj, nil, providerdata.DefaultFieldManager, func(s string) string { return s })
 			req := &tfprotov6.ReadResourceRequest{
-				TypeName:        TypeName,
-				CurrentState:    encodeModel(t, prior),
-				Private:         []byte(tt.private),
-				CurrentIdentity: encodeIdentity(t, "demo", "app"),
+				TypeName:     TypeName,
+				CurrentState: encodeModel(t, prior),
+				Private:      []byte(tt.private),
+			}
+			if tt.identity != nil {
+				req.CurrentIdentity = encodeIdentity(t, tt.identity[0], tt.identity[1])
 			}
 			s := newServers(t, api.URL, "")
 			got, want, ok := compare(t, s, tt.wantShortcut, req, tfprotov6.ProviderServer.ReadResource)
@@ -111,6 +138,120 @@ func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
 				t.Errorf("identity differs: %v, %v", gi, wi)
 			}
 		})
+	}
+}
+
+// recorded is the private data of a state written from the contract
+// Application at resourceVersion rv.
+func recorded(rv string) string {
+	keys := map[string][]byte{}
+	for k, v := range (privateState{Recorded: true, UID: "uid-1", ResourceVersion: rv}).encode() {
+		if v != nil {
+			keys[k] = v
+		}
+	}
+	b, _ := json.Marshal(keys)
+	return string(b)
+}
+
+// servedAt is the contract Application at resourceVersion rv, changed by mutate.
+func servedAt(rv string, mutate func(map[string]any)) map[string]any {
+	o := contractApplication(2)
+	o["metadata"].(map[string]any)["resourceVersion"] = rv
+	if mutate != nil {
+		mutate(o)
+	}
+	return o
+}
+
+// A refresh decides from the recorded UID and resourceVersion and the
+// state's namespace and name; a state written under the provider's field
+// manager is decided so only while that is the default one (another one may
+// own other labels and annotations).
+func TestReadUnchanged_DecidesFromTheRecordAndTheStatesName(t *testing.T) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(contractApplication(2))
+	}))
+	defer api.Close()
+	var private map[string][]byte
+	if err := json.Unmarshal([]byte(recorded("7")), &private); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name            string
+		providerManager string
+		attrs           map[string]string
+		want            bool
+	}{
+		{name: "default field manager", providerManager: providerdata.DefaultFieldManager, attrs: map[string]string{"namespace": "demo", "name": "app"}, want: true},
+		{name: "provider's own field manager", providerManager: "ops", attrs: map[string]string{"namespace": "demo", "name": "app"}},
+		{name: "resource's own field manager", providerManager: "ops", attrs: map[string]string{"namespace": "demo", "name": "app", "field_manager": "team-a"}, want: true},
+		{name: "no name", providerManager: providerdata.DefaultFieldManager, attrs: map[string]string{"namespace": "demo"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Resource{data: &providerdata.Data{FieldManager: tt.providerManager, RequestTimeout: 10e9, Conn: dpclient.Config{Host: api.URL}}}
+			identity, ok := r.ReadUnchanged(context.Background(), tt.attrs, private)
+			if ok != tt.want {
+				t.Fatalf("ReadUnchanged = %v, want %v", ok, tt.want)
+			}
+			if ok && (identity["namespace"] != "demo" || identity["name"] != "app" || len(identity) != 2) {
+				t.Fatalf("identity %v, want demo/app", identity)
+			}
+		})
+	}
+}
+
+// The state a create records is the one a refresh of the unchanged
+// Application makes: the refresh shortcut answers right after the apply, with
+// the framework's answer, for clients with and without identity support.
+func TestReadShortcut_AnswersAsTheFrameworkAfterACreate(t *testing.T) {
+	e := newPlanEnv(t)
+	s := newServers(t, "", e.cp.KubeconfigPath())
+	ctx := context.Background()
+	m := configOf(appState())
+	m.Namespace, m.Name = types.StringValue(e.namespace), types.StringValue("created")
+	m.PackageName, m.PackageRepositoryName = types.StringValue(e.pkg), types.StringValue(e.repository)
+	m.Settings = convert.ToDynamic(map[string]any{"replicas": 2, "domain": "a.example.com"})
+	cfg := encodeModel(t, m)
+	null, err := tfprotov6.NewDynamicValue(stateType(), tftypes.NewValue(stateType(), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := s.framework.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
+		TypeName: TypeName, PriorState: &null, ProposedNewState: cfg, Config: cfg,
+	})
+	if err != nil || len(plan.Diagnostics) > 0 {
+		t.Fatalf("plan: %v %v", err, plan.Diagnostics)
+	}
+	applied, err := s.framework.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{
+		TypeName: TypeName, PriorState: &null, PlannedState: plan.PlannedState, Config: cfg,
+		PlannedPrivate: plan.PlannedPrivate, PlannedIdentity: plan.PlannedIdentity,
+	})
+	if err != nil || len(applied.Diagnostics) > 0 {
+		t.Fatalf("apply: %v %v", err, applied.Diagnostics)
+	}
+	for _, withIdentity := range []bool{true, false} {
+		req := &tfprotov6.ReadResourceRequest{TypeName: TypeName, CurrentState: applied.NewState, Private: applied.Private}
+		if withIdentity {
+			req.CurrentIdentity = applied.NewIdentity
+		}
+		got, want, _ := compare(t, s, true, req, tfprotov6.ProviderServer.ReadResource)
+		if len(want.Diagnostics) > 0 {
+			t.Fatalf("framework diagnostics: %v", want.Diagnostics[0])
+		}
+		if !decodeModel(t, got.NewState).Equal(decodeModel(t, want.NewState)) {
+			t.Errorf("state differs:\n shortcut  %v\n framework %v", decodeModel(t, got.NewState), decodeModel(t, want.NewState))
+		}
+		if string(got.Private) != string(want.Private) {
+			t.Errorf("private: shortcut %s, framework %s", got.Private, want.Private)
+		}
+		gi, _ := got.NewIdentity.IdentityData.Unmarshal(identityType())
+		wi, _ := want.NewIdentity.IdentityData.Unmarshal(identityType())
+		if !gi.Equal(wi) {
+			t.Errorf("identity differs: %v, %v", gi, wi)
+		}
 	}
 }
 

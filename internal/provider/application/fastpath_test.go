@@ -88,6 +88,11 @@ func (f *frameworkCalls) PlanResourceChange(ctx context.Context, req *tfprotov6.
 	return f.ProviderServer.PlanResourceChange(ctx, req)
 }
 
+func (f *frameworkCalls) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
+	f.n++
+	return f.ProviderServer.UpgradeResourceState(ctx, req)
+}
+
 func (f *frameworkCalls) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
 	f.n++
 	return f.ProviderServer.ReadResource(ctx, req)

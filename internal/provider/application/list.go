@@ -135,7 +135,7 @@ func (r *Resource) listResult(ctx context.Context, req list.ListRequest, obj *un
 	m := importedModel(obj.GetNamespace(), obj.GetName())
 	settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
 	secrets := newRedactor(settings)
-	res.Diagnostics.Append(r.fromObject(ctx, &m, obj, nil, r.fieldManager(&m), secrets.redact)...)
+	res.Diagnostics.Append(r.fromObject(ctx, &m, obj, nil, r.fieldManager(&m), secrets.Redact)...)
 	m.Settings, m.LastAppliedSettings, m.EffectiveSettings = types.DynamicNull(), types.DynamicNull(), types.DynamicNull()
 	res.Diagnostics.Append(res.Resource.Set(ctx, &m)...)
 	return res

@@ -213,12 +213,14 @@ func statusValue(obj *unstructured.Unstructured, redact func(string) string) typ
 	})
 }
 
-func lastAppliedValue(obj *unstructured.Unstructured, sensitivePaths [][]string) types.Dynamic {
+// lastAppliedValue is status.lastAppliedConfiguration without the values
+// sensitive_settings wrote.
+func lastAppliedValue(obj *unstructured.Unstructured, sensitivePaths []sensitivePath) types.Dynamic {
 	v, ok, _ := unstructured.NestedFieldCopy(obj.Object, "status", "lastAppliedConfiguration")
 	if !ok || v == nil {
 		return types.DynamicNull()
 	}
-	return convert.ToDynamic(stripPaths(v, sensitivePaths, nil))
+	return convert.ToDynamic(stripPaths(v, resolvePaths(v, sensitivePaths, appSalt(obj.GetNamespace(), obj.GetName())), nil))
 }
 
 // jsonEqual compares two documents in the JSON data model by their encoding.

@@ -62,7 +62,7 @@ func (r *Resource) moveFromKubernetesManifest(ctx context.Context, req resource.
 	m := importedModel(u.GetNamespace(), u.GetName())
 	settings, _, _ := unstructured.NestedFieldNoCopy(obj, "spec", "settings")
 	secrets := newRedactor(settings)
-	resp.Diagnostics.Append(r.fromObject(ctx, &m, u, nil, r.fieldManager(&m), secrets.redact)...)
+	resp.Diagnostics.Append(r.fromObject(ctx, &m, u, nil, r.fieldManager(&m), secrets.Redact)...)
 	m.Settings, m.LastAppliedSettings, m.EffectiveSettings = types.DynamicNull(), types.DynamicNull(), types.DynamicNull()
 	m.Status = types.ObjectNull(statusAttrTypes)
 	resp.Diagnostics.Append(resp.TargetState.Set(ctx, &m)...)
@@ -71,7 +71,7 @@ func (r *Resource) moveFromKubernetesManifest(ctx context.Context, req resource.
 			Namespace: types.StringValue(u.GetNamespace()), Name: types.StringValue(u.GetName()),
 		})...)
 	}
-	resp.Diagnostics.Append(resp.TargetPrivate.SetKey(ctx, privateImported, []byte(`true`))...)
+	resp.Diagnostics.Append(privateState{Imported: true}.write(ctx, resp.TargetPrivate)...)
 }
 
 // dynamicObject decodes a dynamic attribute of a state in JSON: either

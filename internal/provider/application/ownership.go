@@ -157,9 +157,9 @@ func foreignSettings(obj *unstructured.Unstructured, manager string) any {
 
 // withForeignPaths adds to paths the settings paths of obj that manager does
 // not own, so that DP's copy of the applied settings
-// (status.lastAppliedConfiguration, which holds every key) is stored without
-// their values.
-func withForeignPaths(obj *unstructured.Unstructured, manager string, paths [][]string) [][]string {
+// (status.lastAppliedConfiguration, which holds every key) and DP's texts
+// are stored without their values. The result is not recorded anywhere.
+func withForeignPaths(obj *unstructured.Unstructured, manager string, paths []sensitivePath) []sensitivePath {
 	settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
 	own, ok := readSettingsOwnership(obj, manager)
 	if !ok || settings == nil {
@@ -170,7 +170,11 @@ func withForeignPaths(obj *unstructured.Unstructured, manager string, paths [][]
 	if len(foreign) == 0 {
 		return paths
 	}
-	return append(append([][]string(nil), paths...), foreign...)
+	out := append([]sensitivePath(nil), paths...)
+	for _, p := range foreign {
+		out = append(out, sensitivePath(p))
+	}
+	return out
 }
 
 // withoutForeign is doc without the leaves of foreign (the values of other

@@ -1,7 +1,8 @@
 package application
 
 import (
-	"encoding/json"
+	"crypto/sha256"
+	"encoding/hex"
 	"sort"
 	"strings"
 
@@ -84,24 +85,166 @@ func lookupPath(doc any, p []string) (any, bool) {
 	return cur, true
 }
 
-// encodePaths and decodePaths store key paths in private state (paths only, never values).
-func encodePaths(paths [][]string) []byte {
-	if paths == nil {
-		paths = [][]string{}
-	}
-	b, _ := json.Marshal(paths)
-	return b
+// sensitivePath is the key path of a value written from sensitive_settings,
+// as the private state records it. A key the settings schema declares as a
+// property is recorded as it is; any other key (a map key, which may itself
+// be a secret) is recorded hashed with the Application's namespace and
+// name, so the state file never holds it: a hashed segment is hashedKey
+// followed by the hex SHA-256.
+type sensitivePath []string
+
+// hashedKey starts a hashed segment (no settings key starts with NUL).
+const hashedKey = "\x00sha256:"
+
+// keyHash is the hashed segment of key for the Application salt.
+func keyHash(salt, key string) string {
+	sum := sha256.Sum256([]byte(salt + "\x00" + key))
+	return hashedKey + hex.EncodeToString(sum[:])
 }
 
-func decodePaths(b []byte) [][]string {
-	var out [][]string
-	if len(b) == 0 {
-		return nil
+// appSalt is the salt of the hashed keys of an Application.
+func appSalt(namespace, name string) string { return namespace + "/" + name }
+
+// declaredFunc reports whether a key path leads through declared
+// properties only (its last key included).
+type declaredFunc func(p []string) bool
+
+// declaredPaths returns the declaredFunc of a settings schema's fields.
+func declaredPaths(fields []engine.Field) declaredFunc {
+	set := map[string]bool{}
+	for _, f := range fields {
+		var keys []string
+		for _, seg := range f.Path {
+			if seg.IsIndex {
+				keys = nil
+				break
+			}
+			keys = append(keys, seg.Key)
+		}
+		if keys != nil {
+			set[strings.Join(keys, "\x00")] = true
+		}
 	}
-	if err := json.Unmarshal(b, &out); err != nil {
-		return nil
+	return func(p []string) bool {
+		var at []string
+		for _, k := range p {
+			if k == "*" || !set[strings.Join(append(at, k), "\x00")] {
+				return false
+			}
+			at = append(at, k)
+		}
+		return true
+	}
+}
+
+// secretPaths lists the key paths of the values of sensitive_settings that a
+// write sends (null leaves remove a setting and are not secrets), each key
+// that declared does not accept hashed. A nil declared hashes nothing.
+func secretPaths(sensitive any, declared declaredFunc, salt string) []sensitivePath {
+	var out []sensitivePath
+	for _, p := range leafPaths(sensitive) {
+		v, ok := lookupPath(sensitive, p)
+		if !ok || v == nil {
+			continue
+		}
+		sp := make(sensitivePath, len(p))
+		for i, k := range p {
+			if declared != nil && !declared(p[:i+1]) {
+				sp[i] = keyHash(salt, k)
+			} else {
+				sp[i] = k
+			}
+		}
+		out = append(out, sp)
 	}
 	return out
+}
+
+// undeclaredKeys lists the keys of doc that declared does not accept (the
+// map keys sensitive_settings adds): secrets for the redactor.
+func undeclaredKeys(doc any, declared declaredFunc) []string {
+	if declared == nil {
+		return nil
+	}
+	var out []string
+	var walk func(v any, p []string)
+	walk = func(v any, p []string) {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		for k, e := range m {
+			q := append(append([]string(nil), p...), k)
+			if !declared(q) {
+				out = append(out, k)
+			}
+			walk(e, q)
+		}
+	}
+	walk(doc, nil)
+	return out
+}
+
+// resolve finds sp in doc: the plain key path, and its value.
+func (sp sensitivePath) resolve(doc any, salt string) ([]string, any, bool) {
+	cur := doc
+	plain := make([]string, 0, len(sp))
+	for _, seg := range sp {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, nil, false
+		}
+		key, found := seg, false
+		if strings.HasPrefix(seg, hashedKey) {
+			for k := range m {
+				if keyHash(salt, k) == seg {
+					key, found = k, true
+					break
+				}
+			}
+		} else {
+			_, found = m[seg]
+		}
+		if !found {
+			return nil, nil, false
+		}
+		plain = append(plain, key)
+		cur = m[key]
+	}
+	return plain, cur, true
+}
+
+// resolvePaths returns the plain key paths of the sps that doc holds.
+func resolvePaths(doc any, sps []sensitivePath, salt string) [][]string {
+	out := make([][]string, 0, len(sps))
+	for _, sp := range sps {
+		if p, _, ok := sp.resolve(doc, salt); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// display is the path as diagnostics name it: a hashed key shows as "*".
+func (sp sensitivePath) display() string {
+	parts := make([]string, len(sp))
+	for i, seg := range sp {
+		if strings.HasPrefix(seg, hashedKey) {
+			seg = "*"
+		}
+		parts[i] = seg
+	}
+	return strings.Join(parts, ".")
+}
+
+// hashed reports whether sp holds a hashed key.
+func (sp sensitivePath) hashed() bool {
+	for _, seg := range sp {
+		if strings.HasPrefix(seg, hashedKey) {
+			return true
+		}
+	}
+	return false
 }
 
 // isEmptyDoc reports whether doc is nil or an empty object.

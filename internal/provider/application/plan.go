@@ -22,7 +22,8 @@ import (
 // ModifyPlan gives DP's verdict at plan time, as a pipeline with early returns:
 //
 //  1. destroy: nothing to check;
-//  2. unchanged inputs: keep the computed values of the state, read nothing;
+//  2. unchanged inputs: keep the computed values of the state, read nothing
+//     (the secret-removal guard still runs when the update writes anyway);
 //  3. unknown inputs (values known only at apply, provider configuration
 //     unknown): effective_settings unknown, checks at apply;
 //  4. fetch: repository resolution, the ApplicationPackageVersion (compiled
@@ -37,126 +38,235 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if req.Plan.Raw.IsNull() {
 		return
 	}
+	priv := readPrivate(ctx, req.Private)
 	// Nothing changed at all (the common case of a refresh): the plan already
 	// holds the computed values of the state, so there is nothing to decode,
 	// check or set, unless DP has not applied the last update (step 2).
-	if !req.State.Raw.IsNull() && req.Plan.Raw.Equal(req.State.Raw) && !hasPrivateKey(ctx, req.Private, privateApplyPending) {
+	if !req.State.Raw.IsNull() && req.Plan.Raw.Equal(req.State.Raw) && !priv.ApplyPending {
 		return
 	}
-	var plan applicationModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	var prior *applicationModel
-	if !req.State.Raw.IsNull() {
-		prior = &applicationModel{}
-		resp.Diagnostics.Append(req.State.Get(ctx, prior)...)
-	}
-	var configRepo types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("package_repository_name"), &configRepo)...)
-	var sensitiveVal types.Dynamic
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("sensitive_settings"), &sensitiveVal)...)
+	in, diags := decodePlanRequest(ctx, req)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	in.private = priv
+	out := r.planChange(ctx, in)
+	resp.Diagnostics.Append(out.diags...)
+	if out.replace {
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("settings"))
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, in.plan)...)
+}
+
+// planRequest is a plan's input decoded from the framework's request.
+type planRequest struct {
+	plan       *applicationModel
+	prior      *applicationModel // nil for a create
+	configRepo types.String
+	sensitive  types.Dynamic
+	private    privateState
+}
+
+// planResult is what a plan adds to the response beside the planned model.
+type planResult struct {
+	diags   diag.Diagnostics
+	replace bool
+}
+
+func decodePlanRequest(ctx context.Context, req resource.ModifyPlanRequest) (planRequest, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	in := planRequest{plan: &applicationModel{}}
+	diags.Append(req.Plan.Get(ctx, in.plan)...)
+	if !req.State.Raw.IsNull() {
+		in.prior = &applicationModel{}
+		diags.Append(req.State.Get(ctx, in.prior)...)
+	}
+	diags.Append(req.Config.GetAttribute(ctx, path.Root("package_repository_name"), &in.configRepo)...)
+	diags.Append(req.Config.GetAttribute(ctx, path.Root("sensitive_settings"), &in.sensitive)...)
+	return in, diags
+}
+
+// planChange plans a create or an update into in.plan.
+func (r *Resource) planChange(ctx context.Context, in planRequest) planResult {
+	var out planResult
+	plan, prior := in.plan, in.prior
 	replacing := prior != nil && (!plan.Name.Equal(prior.Name) || !plan.Namespace.Equal(prior.Namespace) || !plan.PackageName.Equal(prior.PackageName))
-	if prior != nil && !replacing && configRepo.IsNull() && plan.PackageRepositoryName.IsUnknown() {
+	if prior != nil && !replacing && in.configRepo.IsNull() && plan.PackageRepositoryName.IsUnknown() {
 		plan.PackageRepositoryName = prior.PackageRepositoryName
+	}
+	sensitive, diags := decodeSensitive(in.sensitive, true)
+	out.diags.Append(diags...)
+	if out.diags.HasError() {
+		return out
 	}
 
 	// 2. Unchanged inputs. An update DP has not applied yet (its wait failed)
 	// is planned again: status unknown makes an update of the same settings.
-	if prior != nil && !specChanged(&plan, prior) {
-		copyComputed(&plan, prior)
-		if hasPrivateKey(ctx, req.Private, privateApplyPending) {
+	if prior != nil && !specChanged(plan, prior) {
+		copyComputed(plan, prior)
+		if in.private.ApplyPending {
 			plan.Status = types.ObjectUnknown(statusAttrTypes)
-			resp.Diagnostics.AddWarning("Settings not applied by DP yet",
-				describe(&plan)+": DP has not applied the settings of the last apply (it rejected them, or the wait "+
-					"timed out). This plan applies them again and waits for DP.")
+			out.diags.AddWarning("Settings not applied by DP yet",
+				describe(plan)+": DP has not applied the settings of the last apply (it rejected them, or the wait "+
+					"timed out, or the reply to the write was lost). This plan applies them again and waits for DP.")
 		}
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-		return
+		if in.private.ApplyPending || writesMetadata(plan, prior) {
+			// The update sends the whole apply configuration again: without
+			// a secret it wrote, server-side apply deletes that secret.
+			out.diags.Append(removalGuard(plan, prior, sensitive, in.private, r.checksRequired())...)
+		}
+		return out
 	}
-	defer func() { resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...) }()
 	plan.EffectiveSettings = types.DynamicUnknown()
 	if prior != nil {
 		plan.Status = types.ObjectUnknown(statusAttrTypes)
 		plan.LastAppliedSettings = types.DynamicUnknown()
 	}
+	r.planChecks(ctx, in, sensitive, replacing, &out)
+	return out
+}
 
+// planChecks runs steps 3 to 6 of a plan whose inputs changed.
+func (r *Resource) planChecks(ctx context.Context, in planRequest, sensitive any, replacing bool, out *planResult) {
+	plan, prior := in.plan, in.prior
 	// 3. Unknown inputs.
 	notChecked := func(summary, detail string) {
 		if r.checksRequired() {
-			resp.Diagnostics.AddError(summary, detail+` plan_checks = "required" makes this an error.`)
+			out.diags.AddError(summary, detail+` plan_checks = "required" makes this an error.`)
 			return
 		}
-		resp.Diagnostics.AddWarning(summary, detail+" The settings are checked at apply, and effective_settings is known after apply.")
+		out.diags.AddWarning(summary, detail+" The settings are checked at apply, and effective_settings is known after apply.")
 	}
 	if plan.Namespace.IsUnknown() || plan.PackageName.IsUnknown() || plan.PackageVersion.IsUnknown() ||
-		(!configRepo.IsNull() && configRepo.IsUnknown()) || plan.AllowDestructiveSettingsSwitch.IsUnknown() ||
+		(!in.configRepo.IsNull() && in.configRepo.IsUnknown()) || plan.AllowDestructiveSettingsSwitch.IsUnknown() ||
 		plan.ImmutableFieldChange.IsUnknown() {
 		notChecked("Settings not checked at plan: unknown values",
-			"The namespace, package, version or repository of "+describe(&plan)+" is known only at apply, so the plan cannot read the package version.")
+			"The namespace, package, version or repository of "+describe(plan)+" is known only at apply, so the plan cannot read the package version.")
 		return
 	}
 	settings, _, err := convert.FromDynamicPartial(plan.Settings)
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("settings"), "Invalid settings", err.Error())
+		out.diags.AddAttributeError(path.Root("settings"), "Invalid settings", err.Error())
 		return
 	}
 	if _, ok := settings.(map[string]any); settings != nil && !ok && settings != (engine.Unknown{}) {
-		resp.Diagnostics.AddAttributeError(path.Root("settings"), "Invalid settings", "settings must be an object (a map of setting names to values).")
-		return
-	}
-	sensitive, _, err := convert.FromDynamicPartial(sensitiveVal)
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("sensitive_settings"), "Invalid sensitive_settings", "sensitive_settings must be an object of settings.")
-		return
-	}
-	if _, ok := sensitive.(map[string]any); sensitive != nil && !ok && sensitive != (engine.Unknown{}) {
-		resp.Diagnostics.AddAttributeError(path.Root("sensitive_settings"), "Invalid sensitive_settings", "sensitive_settings must be an object (a map of setting names to values).")
+		out.diags.AddAttributeError(path.Root("settings"), "Invalid settings", "settings must be an object (a map of setting names to values).")
 		return
 	}
 	// Every diagnostic of this plan from here on has the values of
 	// sensitive_settings redacted (a rule's own message or a referent's name
 	// could hold one).
 	secrets := newRedactor(sensitive)
-	before := len(resp.Diagnostics)
-	defer func() {
-		resp.Diagnostics = append(resp.Diagnostics[:before:before], secrets.diagnostics(resp.Diagnostics[before:])...)
-	}()
-	resp.Diagnostics.Append(sensitiveGuards(&plan, prior, settings, sensitive, privatePaths(ctx, req.Private))...)
-	if resp.Diagnostics.HasError() {
+	var diags diag.Diagnostics
+	defer func() { out.diags.Append(secrets.Diagnostics(diags)...) }()
+	diags.Append(givenTwice(settings, sensitive)...)
+	if prior != nil {
+		diags.Append(removalGuard(plan, prior, sensitive, in.private, r.checksRequired())...)
+	}
+	if diags.HasError() {
 		return
 	}
 	if r.data == nil || r.data.ConfigUnknown() {
 		notChecked("Settings not checked at plan: provider configuration unknown",
-			"The provider configuration is not known yet (it depends on values known only at apply), so the cluster cannot be read at plan for "+describe(&plan)+".")
+			"The provider configuration is not known yet (it depends on values known only at apply), so the cluster cannot be read at plan for "+describe(plan)+".")
 		return
 	}
 	cl, err := r.data.Client(ctx)
 	if err != nil {
-		notChecked("Settings not checked at plan: "+connectionProblem(err), "Cannot connect to the cluster to check "+describe(&plan)+": "+err.Error()+".")
+		notChecked("Settings not checked at plan: "+connectionProblem(err), "Cannot connect to the cluster to check "+describe(plan)+": "+err.Error()+".")
 		return
 	}
 
 	// 4-6. Fetch, checks, computed values.
-	in := checkInputFromModel(&plan, prior, settings, sensitive)
-	in.required = r.checksRequired()
+	ci := checkInputFromModel(plan, prior, settings, sensitive)
+	ci.required = r.checksRequired()
 	if replacing {
-		in.hasPrevious, in.previous = false, nil
+		ci.hasPrevious, ci.previous, ci.hasPreviousRaw = false, nil, false
 	}
-	out := r.check(ctx, cl, in, true)
-	resp.Diagnostics.Append(out.diags...)
-	if out.repository != "" && plan.PackageRepositoryName.IsUnknown() {
-		plan.PackageRepositoryName = types.StringValue(out.repository)
+	if prior != nil && !replacing {
+		if in.private.Imported {
+			if err := previousFromCluster(ctx, cl, &ci); err != nil {
+				notChecked("Settings not checked at plan: "+connectionProblem(err), "Cannot read "+describe(plan)+
+					" for the settings DP applied last, which the update checks compare with after an import: "+err.Error()+".")
+				return
+			}
+			// Any value of an imported Application may be a secret.
+			secrets = newRedactor(sensitive, ci.previous)
+		} else if ci.required && ci.hasPrevious {
+			ci.previous = withUnknownSecrets(ci.previous, sensitive, in.private.SensitivePaths,
+				appSalt(prior.Namespace.ValueString(), prior.Name.ValueString()))
+		}
 	}
-	if out.replace {
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("settings"))
+	res := r.checkAtPlan(ctx, cl, ci)
+	secrets = secrets.WithKeys(undeclaredKeys(sensitive, res.declared))
+	diags.Append(res.diags...)
+	if res.repository != "" && plan.PackageRepositoryName.IsUnknown() {
+		plan.PackageRepositoryName = types.StringValue(res.repository)
+	}
+	if res.replace {
+		out.replace = true
 		return
 	}
-	if out.deferred || resp.Diagnostics.HasError() {
+	if res.deferred || diags.HasError() {
 		return
 	}
-	plan.EffectiveSettings = convert.ToDynamic(out.effective)
+	plan.EffectiveSettings = convert.ToDynamic(grantDefaultsUnknown(res.effective, settings, res.grantPaths))
+}
+
+// grantDefaultsUnknown marks unknown the values of effective that a project
+// grant supplies (fields bound to a grant that settings leave out): DP
+// injects the project default when it applies the settings, and a project
+// administrator may change that default, or the catalog, between plan and
+// apply. A plan that showed the default of its time would then disagree
+// with the plan the apply makes ("inconsistent final plan"); apply records
+// the value DP used.
+func grantDefaultsUnknown(effective map[string]any, settings any, paths [][]string) map[string]any {
+	var out map[string]any
+	for _, p := range paths {
+		if _, given := lookupPath(settings, p); given {
+			continue
+		}
+		if _, injected := lookupPath(effective, p); !injected {
+			continue
+		}
+		if out == nil {
+			out, _ = engine.Merge(map[string]any{}, effective).(map[string]any) // a deep copy
+		}
+		setUnknown(out, p)
+	}
+	if out == nil {
+		return effective
+	}
+	return out
+}
+
+// writesMetadata reports whether an update with an unchanged spec writes
+// the Application anyway: its labels, annotations, field manager or
+// conflict mode changed.
+func writesMetadata(plan, prior *applicationModel) bool {
+	return metadataChanged(plan, prior) || !plan.FieldManager.Equal(prior.FieldManager) || !plan.ForceConflicts.Equal(prior.ForceConflicts)
+}
+
+// decodeSensitive decodes sensitive_settings (partly unknown at plan).
+func decodeSensitive(v types.Dynamic, partial bool) (any, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	var sensitive any
+	var err error
+	if partial {
+		sensitive, _, err = convert.FromDynamicPartial(v)
+	} else {
+		sensitive, _, err = convert.FromDynamic(v)
+	}
+	if err != nil {
+		diags.AddAttributeError(path.Root("sensitive_settings"), "Invalid sensitive_settings", "sensitive_settings must be an object of settings.")
+		return nil, diags
+	}
+	if _, ok := sensitive.(map[string]any); sensitive != nil && !ok && sensitive != (engine.Unknown{}) {
+		diags.AddAttributeError(path.Root("sensitive_settings"), "Invalid sensitive_settings", "sensitive_settings must be an object (a map of setting names to values).")
+		return nil, diags
+	}
+	return sensitive, diags
 }
 
 // checksRequired reports whether plan_checks = "required": every check the
@@ -188,21 +298,9 @@ func connectionProblem(err error) string {
 	return "cluster not readable"
 }
 
-// privatePaths returns the sensitive paths recorded in the private state.
-func privatePaths(ctx context.Context, private privateGetter) [][]string {
-	if private == nil {
-		return nil
-	}
-	raw, _ := private.GetKey(ctx, privateSensitivePaths)
-	return decodePaths(raw)
-}
-
-// sensitiveGuards refuses two plans that would lose or hide secrets: a key
-// given in both settings and sensitive_settings (a permanent difference),
-// and an update whose sensitive_settings lacks a path an earlier apply wrote
-// from it while sensitive_settings_version is unchanged (server-side apply
-// would delete the secret from the cluster without the plan showing it).
-func sensitiveGuards(plan, prior *applicationModel, settings, sensitive any, recorded [][]string) diag.Diagnostics {
+// givenTwice refuses a key given in both settings and sensitive_settings (a
+// permanent difference).
+func givenTwice(settings, sensitive any) diag.Diagnostics {
 	var diags diag.Diagnostics
 	for _, p := range leafPaths(sensitive) {
 		for i := len(p); i > 0; i-- {
@@ -219,28 +317,59 @@ func sensitiveGuards(plan, prior *applicationModel, settings, sensitive any, rec
 			break
 		}
 	}
-	if prior == nil || len(recorded) == 0 || !plan.SensitiveSettingsVersion.Equal(prior.SensitiveSettingsVersion) || sensitive == (engine.Unknown{}) {
+	return diags
+}
+
+// removalGuard refuses an update that would delete a secret an earlier write
+// took from sensitive_settings: server-side apply removes every field of its
+// field manager that the new apply configuration leaves out, so a run in
+// which sensitive_settings lacks a recorded path (a variable not given, or
+// given as null) would delete that secret from the Application without the
+// plan showing it. Only a change of sensitive_settings_version removes
+// secrets on purpose. An unknown sensitive_settings_version (at plan) or an
+// unknown part of sensitive_settings cannot be judged yet: the plan warns
+// (an error with plan_checks = "required"), and apply, where both are known,
+// runs the guard again before it writes.
+func removalGuard(plan, prior *applicationModel, sensitive any, priv privateState, required bool) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if prior == nil || len(priv.SensitivePaths) == 0 {
 		return diags
 	}
+	versionUnknown := plan.SensitiveSettingsVersion.IsUnknown()
+	if !versionUnknown && !plan.SensitiveSettingsVersion.Equal(prior.SensitiveSettingsVersion) {
+		return diags
+	}
+	salt := appSalt(prior.Namespace.ValueString(), prior.Name.ValueString())
 	var missing []string
-	for _, p := range recorded {
-		if _, ok := lookupPath(sensitive, p); !ok && !underUnknown(sensitive, p) {
-			missing = append(missing, strings.Join(p, "."))
+	for _, sp := range priv.SensitivePaths {
+		if _, v, ok := sp.resolve(sensitive, salt); (!ok || v == nil) && !sp.underUnknown(sensitive, salt) {
+			missing = append(missing, sp.display())
 		}
 	}
-	if len(missing) > 0 {
+	switch {
+	case len(missing) == 0:
+	case !versionUnknown:
 		diags.AddAttributeError(path.Root("sensitive_settings"), "Secrets would be removed",
 			fmt.Sprintf("%s wrote %s from sensitive_settings, which this configuration no longer gives (is a variable of sensitive_settings "+
-				"missing in this run?). Applying would delete them from the Application. To remove them on purpose, "+
+				"missing in this run, or null?). Applying would delete them from the Application. To remove them on purpose, "+
 				"leave them out and change sensitive_settings_version.", describe(plan), strings.Join(missing, ", ")))
+	default:
+		detail := fmt.Sprintf("%s wrote %s from sensitive_settings, which this configuration no longer gives, and "+
+			"sensitive_settings_version is known only at apply. Apply refuses to write unless sensitive_settings_version "+
+			"has changed by then.", describe(plan), strings.Join(missing, ", "))
+		if required {
+			diags.AddAttributeError(path.Root("sensitive_settings"), "Secret removal not checked at plan", detail+` plan_checks = "required" makes this an error.`)
+		} else {
+			diags.AddAttributeWarning(path.Root("sensitive_settings"), "Secret removal checked at apply", detail)
+		}
 	}
 	return diags
 }
 
-// underUnknown reports whether p leads into an unknown part of doc.
-func underUnknown(doc any, p []string) bool {
+// underUnknown reports whether sp leads into an unknown part of doc.
+func (sp sensitivePath) underUnknown(doc any, salt string) bool {
 	cur := doc
-	for _, k := range p {
+	for _, seg := range sp {
 		if cur == (engine.Unknown{}) {
 			return true
 		}
@@ -248,10 +377,11 @@ func underUnknown(doc any, p []string) bool {
 		if !ok {
 			return false
 		}
-		cur, ok = m[k]
-		if !ok {
+		plain, _, found := sensitivePath{seg}.resolve(m, salt)
+		if !found {
 			return false
 		}
+		cur = m[plain[0]]
 	}
 	return cur == (engine.Unknown{})
 }

@@ -317,7 +317,7 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 	set("allow_destructive_settings_switch", false)
 	set("wait", true)
 	set("wait_for", dpclient.ConditionConfigurationApplied)
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, []byte(`true`))...)
+	resp.Diagnostics.Append(privateState{Imported: true}.write(ctx, resp.Private)...)
 	if resp.Identity != nil {
 		resp.Diagnostics.Append(resp.Identity.Set(ctx, applicationIdentity{
 			Namespace: types.StringValue(namespace), Name: types.StringValue(name),

@@ -50,7 +50,8 @@ func TestSensitivePaths_StrippedFromClusterSettings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			paths := decodePaths(encodePaths(leafPaths(tt.sensitive)))
+			enc := privateState{SensitivePaths: secretPaths(tt.sensitive, nil, ""), Recorded: true}.encode()
+			paths := resolvePaths(tt.cluster, privateFromMap(enc).SensitivePaths, "")
 			got := stripPaths(tt.cluster, paths, func(p []string) bool {
 				v, ok := lookupPath(tt.prior, p)
 				return ok && isEmptyDoc(v)

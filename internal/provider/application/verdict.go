@@ -30,6 +30,9 @@ type checkInput struct {
 	sensitive        any
 	previous         any
 	hasPrevious      bool
+	previousIsRaw    bool // previous is spec.settings, not DP's effective settings
+	previousRaw      any  // oldSelf: see previousRawSettings
+	hasPreviousRaw   bool
 	allowDestructive bool
 	immutableMode    string
 	required         bool // plan_checks = "required": what cannot be checked at plan is an error
@@ -45,6 +48,8 @@ type checkOutput struct {
 	replace    bool // immutable fields changed in replace mode
 	repository string
 	effective  map[string]any
+	declared   declaredFunc // the properties of the settings schema (nil when it was not read)
+	grantPaths [][]string   // key paths of the fields bound to a project grant
 }
 
 func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any) checkInput {
@@ -73,25 +78,96 @@ func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any)
 				break
 			}
 		}
+		in.previousRaw, in.hasPreviousRaw = previousRawSettings(plan, prior, sensitive)
 	}
 	return in
 }
 
-// check runs the checks of DP on one Application. At plan (atPlan) anything
-// that cannot be read defers the checks with a warning; at apply it is an error.
-func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput, atPlan bool) checkOutput {
+// previousRawSettings is what oldSelf is bound to: the settings as the user
+// wrote them at the last apply that Terraform recorded (the prior state's
+// settings; a rejected apply is not recorded), with the values of
+// sensitive_settings when sensitive_settings_version did not change (then
+// they are the values applied last time). When the version changed the old
+// sensitive values are not known and are left out: a rule reading oldSelf
+// there sees a missing key and passes at plan.
+func previousRawSettings(plan, prior *applicationModel, sensitive any) (any, bool) {
+	if prior.Settings.IsUnknown() {
+		return nil, false
+	}
+	raw, known, err := convert.FromDynamic(prior.Settings)
+	if err != nil || !known {
+		return nil, false
+	}
+	if raw == nil {
+		raw = map[string]any{}
+	}
+	if sensitive != nil && plan.SensitiveSettingsVersion.Equal(prior.SensitiveSettingsVersion) {
+		raw = engine.Merge(raw, sensitive)
+	}
+	return raw, true
+}
+
+// checkStage is what differs between the checks of a plan and of an apply.
+type checkStage struct {
+	// unreadable reports cluster data the checks cannot read.
+	unreadable func(out *checkOutput, summary, detail string)
+	// packageMissing reports an ApplicationPackage that does not exist.
+	packageMissing func(out *checkOutput, pkg, who string)
+	// atPlan lists checks skipped for unknown values and looks up the
+	// objects ui-resource-name fields name (warnings only).
+	atPlan bool
+}
+
+// checkAtPlan runs DP's checks at plan: anything that cannot be read
+// defers the checks to apply with a warning (an error with plan_checks =
+// "required").
+func (r *Resource) checkAtPlan(ctx context.Context, cl *dpclient.Client, in checkInput) checkOutput {
+	return r.runChecks(ctx, cl, in, checkStage{
+		unreadable: func(out *checkOutput, summary, detail string) {
+			out.deferred = true
+			if in.required {
+				out.diags.AddError("Settings not checked at plan: "+summary, detail+` plan_checks = "required" makes this an error.`)
+				return
+			}
+			out.diags.AddWarning(summary, detail+" The settings are checked at apply, and effective_settings is known after apply.")
+		},
+		packageMissing: func(out *checkOutput, pkg, who string) {
+			out.deferred = true
+			detail := fmt.Sprintf("ApplicationPackage %q does not exist, so package_repository_name of %s cannot be resolved.", pkg, who)
+			if in.required {
+				out.diags.AddError("Settings not checked at plan: Package not found", detail+` plan_checks = "required" makes this an error.`)
+				return
+			}
+			out.diags.AddWarning("Package not found", detail+" The settings are checked at apply, and effective_settings is known after apply.")
+		},
+		atPlan: true,
+	})
+}
+
+// checkAtApply runs DP's checks right before a write: anything that cannot
+// be read is an error.
+func (r *Resource) checkAtApply(ctx context.Context, cl *dpclient.Client, in checkInput) checkOutput {
+	return r.runChecks(ctx, cl, in, checkStage{
+		unreadable: func(out *checkOutput, summary, detail string) { out.diags.AddError(summary, detail) },
+		packageMissing: func(out *checkOutput, pkg, _ string) {
+			out.diags.AddAttributeError(path.Root("package_name"), "Package not found",
+				fmt.Sprintf("ApplicationPackage %q does not exist; set package_repository_name or check package_name.", pkg))
+		},
+	})
+}
+
+// runChecks runs the checks of DP on one Application.
+func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkInput, stage checkStage) checkOutput {
 	var out checkOutput
 	who := fmt.Sprintf("Application %s/%s", in.namespace, in.name)
-	deferOrFail := func(summary, detail string) checkOutput {
-		if atPlan && in.required {
-			out.deferred = true
-			out.diags.AddError("Settings not checked at plan: "+summary, detail+` plan_checks = "required" makes this an error.`)
-		} else if atPlan {
-			out.deferred = true
-			out.diags.AddWarning(summary, detail+" The settings are checked at apply, and effective_settings is known after apply.")
-		} else {
-			out.diags.AddError(summary, detail)
+	deferOrFail := func(summary, detail string, cause ...error) checkOutput {
+		if len(cause) > 0 && dpclient.Misconfigured(cause[0]) {
+			// A configuration that cannot reach the cluster is an error now,
+			// not a check deferred to an apply that would fail the same way.
+			out.diags.AddError(summary, detail+" Fix the connection settings of the deckhouse provider.")
+			return out
 		}
+		stage.unreadable(&out, summary, detail)
 		return out
 	}
 
@@ -101,14 +177,9 @@ func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput
 		repos, found, err := cl.AvailableRepositories(ctx, in.packageName)
 		switch {
 		case err != nil:
-			return deferOrFail("Cannot resolve package_repository_name ("+connectionProblem(err)+")", err.Error()+".")
+			return deferOrFail("Cannot resolve package_repository_name ("+connectionProblem(err)+")", err.Error()+".", err)
 		case !found:
-			if atPlan {
-				return deferOrFail("Package not found",
-					fmt.Sprintf("ApplicationPackage %q does not exist, so package_repository_name of %s cannot be resolved.", in.packageName, who))
-			}
-			out.diags.AddAttributeError(path.Root("package_name"), "Package not found",
-				fmt.Sprintf("ApplicationPackage %q does not exist; set package_repository_name or check package_name.", in.packageName))
+			stage.packageMissing(&out, in.packageName, who)
 			return out
 		case len(repos) != 1:
 			choices := "none"
@@ -127,11 +198,11 @@ func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput
 	apvName := dpapi.PackageVersionName(out.repository, in.packageName, in.version)
 	apv, err := cl.PackageVersion(ctx, apvName)
 	waited := ""
-	if err == nil && !atPlan {
+	if err == nil && !stage.atPlan {
 		apv, waited, err = awaitPackageVersion(ctx, cl, apvName, who, apv)
 	}
 	if err != nil {
-		return deferOrFail("Cannot read the package version ("+connectionProblem(err)+")", err.Error()+".")
+		return deferOrFail("Cannot read the package version ("+connectionProblem(err)+")", err.Error()+".", err)
 	}
 	if !apv.Ready() || apv.Package == nil {
 		return deferOrFail(fmt.Sprintf("Package version %s not available", in.version), apv.NotReadyReason()+"; "+who+" cannot be installed from it yet"+waited+".")
@@ -141,6 +212,8 @@ func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput
 	// Grant catalogs.
 	catalog := engine.Catalog{}
 	fields := pkg.Fields()
+	out.declared = declaredPaths(fields)
+	out.grantPaths = grantPaths(fields)
 	for _, f := range fields {
 		if f.GrantableResource == "" {
 			continue
@@ -150,7 +223,7 @@ func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput
 		}
 		g, err := cl.GrantCatalog(ctx, in.namespace, f.GrantableResource)
 		if err != nil {
-			return deferOrFail("Cannot read the project grants ("+connectionProblem(err)+")", err.Error()+".")
+			return deferOrFail("Cannot read the project grants ("+connectionProblem(err)+")", err.Error()+".", err)
 		}
 		if g.Found {
 			catalog[f.GrantableResource] = g.Catalog
@@ -169,6 +242,9 @@ func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput
 		Settings:               merged,
 		Previous:               in.previous,
 		HasPrevious:            in.hasPrevious,
+		PreviousIsRaw:          in.previousIsRaw,
+		PreviousRaw:            in.previousRaw,
+		HasPreviousRaw:         in.hasPreviousRaw,
 		Catalog:                catalog,
 		AllowDestructiveSwitch: in.allowDestructive,
 	}
@@ -204,7 +280,10 @@ func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput
 	verdict.Append(diagnostics.FromProblems(path.Root("sensitive_settings"), inSensitive)...)
 	verdict.Append(diagnostics.Switches(path.Root("settings"), res.Switches, in.allowDestructive)...)
 	out.diags.Append(settingsVerdict(in.settingsChecks, verdict)...)
-	if atPlan && len(res.Skipped) > 0 {
+	for _, w := range res.Warnings {
+		out.diags.AddAttributeWarning(diagnostics.AttributePath(path.Root("settings"), w.Path), "DP may reject this value", w.Message)
+	}
+	if stage.atPlan && len(res.Skipped) > 0 {
 		out.diags.Append(skippedByDocument(in, res.Skipped)...)
 	}
 	if out.diags.HasError() {
@@ -212,8 +291,8 @@ func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput
 	}
 
 	// ui-resource-name referents (warnings only, at plan).
-	if atPlan {
-		out.diags.Append(r.checkReferents(ctx, cl, in.namespace, fields, withoutForeign(res.Effective, foreign))...)
+	if stage.atPlan {
+		out.diags.Append(r.checkReferents(ctx, cl, in, fields, withoutForeign(res.Effective, foreign))...)
 	}
 
 	// Effective settings from settings alone (unknown where settings are).
@@ -224,6 +303,29 @@ func (r *Resource) check(ctx context.Context, cl *dpclient.Client, in checkInput
 	}
 	if out.effective == nil {
 		out.effective = map[string]any{}
+	}
+	return out
+}
+
+// grantPaths lists the key paths of the fields bound to a project grant
+// (x-deckhouse-grantable-resource), outside arrays and maps.
+func grantPaths(fields []engine.Field) [][]string {
+	var out [][]string
+	for _, f := range fields {
+		if f.GrantableResource == "" {
+			continue
+		}
+		var keys []string
+		for _, seg := range f.Path {
+			if seg.IsIndex || seg.Key == "*" {
+				keys = nil
+				break
+			}
+			keys = append(keys, seg.Key)
+		}
+		if keys != nil {
+			out = append(out, keys)
+		}
 	}
 	return out
 }
@@ -256,9 +358,12 @@ func problemInSensitive(settings, sensitive any, p engine.Path) bool {
 }
 
 // checkReferents warns when a field with x-deckhouse-ui-resource-name names
-// an object that does not exist (yet) in the namespace.
-func (r *Resource) checkReferents(ctx context.Context, cl *dpclient.Client, namespace string, fields []engine.Field, effective map[string]any) diag.Diagnostics {
+// an object that does not exist (yet) in the namespace. A name given in
+// sensitive_settings is not looked up: a GET would carry it in its URL,
+// which the API server's audit log and debug logs record.
+func (r *Resource) checkReferents(ctx context.Context, cl *dpclient.Client, in checkInput, fields []engine.Field, effective map[string]any) diag.Diagnostics {
 	var diags diag.Diagnostics
+	namespace := in.namespace
 	for _, f := range fields {
 		if f.ResourceName == nil || f.ResourceName.Kind == "" {
 			continue
@@ -281,6 +386,12 @@ func (r *Resource) checkReferents(ctx context.Context, cl *dpclient.Client, name
 			continue
 		}
 		field := "settings." + f.Path.String()
+		if in.sensitive != nil && problemInSensitive(in.settings, in.sensitive, f.Path) {
+			diags.AddAttributeWarning(path.Root("sensitive_settings"), "Referenced object not checked",
+				fmt.Sprintf("sensitive_settings.%s names a %s (x-deckhouse-ui-resource-name); the plan does not look it up, since "+
+					"the request would carry the name in its URL, which API server audit logs and debug logs record.", f.Path.String(), f.ResourceName.Kind))
+			continue
+		}
 		got, err := cl.Referent(ctx, f.ResourceName.APIVersion, f.ResourceName.Kind, namespace, name)
 		if err != nil {
 			diags.AddAttributeWarning(path.Root("settings"), "Referenced object not checked",
@@ -319,16 +430,57 @@ func selectorFrom(m map[string]any) (labels.Selector, error) {
 
 // skippedByDocument reports the checks skipped for unknown values, at
 // settings or sensitive_settings depending on where the unknown value is.
+// Checks skipped for an unknown previous value (a path written from
+// sensitive_settings, see previous.go) have their own words: that value is
+// never known to the provider, not even at apply.
 func skippedByDocument(in checkInput, skipped []engine.Skipped) diag.Diagnostics {
 	var inSettings, inSensitive []engine.Skipped
+	previous := map[string][]string{}
+	var previousOrder []engine.Path
 	for _, s := range skipped {
-		if in.sensitive != nil && problemInSensitive(in.settings, in.sensitive, s.Unknown) {
+		switch {
+		case s.Document == engine.DocPreviousSettings:
+			key := s.Unknown.String()
+			if _, seen := previous[key]; !seen {
+				previousOrder = append(previousOrder, s.Unknown)
+			}
+			previous[key] = append(previous[key], s.Check)
+		case in.sensitive != nil && problemInSensitive(in.settings, in.sensitive, s.Unknown):
 			inSensitive = append(inSensitive, s)
-		} else {
+		default:
 			inSettings = append(inSettings, s)
 		}
 	}
 	diags := diagnostics.Skipped(path.Root("settings"), inSettings, in.required)
 	diags.Append(diagnostics.Skipped(path.Root("sensitive_settings"), inSensitive, in.required)...)
+	for _, p := range previousOrder {
+		rootName := "settings"
+		if in.sensitive != nil && problemInSensitive(in.settings, in.sensitive, p) {
+			rootName = "sensitive_settings"
+		}
+		where := diagnostics.AttributePath(path.Root(rootName), p)
+		name := rootName + "." + p.String()
+		summary := "Not checked at plan: the previous value of " + name + " is not known"
+		detail := fmt.Sprintf("%s was written from sensitive_settings, whose values the provider never keeps, so these update "+
+			"checks cannot compare with its previous value: %s. DP's webhook runs them when the Application is written.",
+			name, strings.Join(uniqueStrings(previous[p.String()]), "; "))
+		if in.required {
+			diags.AddAttributeError(where, summary, detail+` plan_checks = "required" makes this an error: use plan_checks = "best_effort" to leave them to DP.`)
+		} else {
+			diags.AddAttributeWarning(where, summary, detail)
+		}
+	}
 	return diags
+}
+
+func uniqueStrings(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -22,7 +22,7 @@ func TestApplicationCheck_UnpublishedVersionWarnsAtPlan(t *testing.T) {
 	cl := dpclient.NewForInterfaces(e.cp.Dynamic(), nil, dpclient.Options{})
 	in := checkInput{namespace: e.namespace, name: "app", packageName: e.pkg, version: "v9.9.9", repository: "main",
 		settings: map[string]any{"replicas": 2}}
-	out := r.check(context.Background(), cl, in, true)
+	out := r.checkAtPlan(context.Background(), cl, in)
 	if !out.deferred || out.diags.HasError() || out.diags.WarningsCount() != 1 {
 		t.Fatalf("want one warning and deferred checks, got deferred=%v %v", out.deferred, out.diags)
 	}
@@ -33,7 +33,7 @@ func TestApplicationCheck_UnpublishedVersionWarnsAtPlan(t *testing.T) {
 	// create or update timeout) ends.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	out = r.check(ctx, cl, in, false)
+	out = r.checkAtApply(ctx, cl, in)
 	if !out.diags.HasError() || !strings.Contains(out.diags[0].Detail(), "waited") {
 		t.Fatalf("at apply a version still missing when the timeout ends must be an error saying how long it waited: %v", out.diags)
 	}
@@ -52,7 +52,7 @@ func TestApplicationCheck_EffectiveSettings(t *testing.T) {
 	in := checkInput{namespace: e.namespace, name: "app", packageName: e.pkg, version: "v1.0.0",
 		settings:  map[string]any{"replicas": 2},
 		sensitive: map[string]any{"auth": map[string]any{"password": "s3cr3t"}}}
-	out := r.check(context.Background(), cl, in, true)
+	out := r.checkAtPlan(context.Background(), cl, in)
 	if out.diags.HasError() || out.deferred {
 		t.Fatalf("unexpected verdict: deferred=%v %v", out.deferred, out.diags)
 	}
@@ -66,7 +66,7 @@ func TestApplicationCheck_EffectiveSettings(t *testing.T) {
 		t.Fatal("effective settings hold a sensitive value")
 	}
 	in.sensitive = map[string]any{"auth": map[string]any{"password": 5}}
-	out = r.check(context.Background(), cl, in, true)
+	out = r.checkAtPlan(context.Background(), cl, in)
 	if !out.diags.HasError() || !strings.Contains(out.diags[0].Summary()+out.diags[0].Detail(), "sensitive_settings.auth.password") {
 		t.Fatalf("a wrong sensitive value must be reported at sensitive_settings.auth.password: %v", out.diags)
 	}

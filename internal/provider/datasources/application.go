@@ -14,6 +14,7 @@ import (
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/diagnostics"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
@@ -208,9 +209,14 @@ func (d *ApplicationDataSource) Read(ctx context.Context, req datasource.ReadReq
 
 // readAppStatus extracts status.summary, status.currentVersion, status.urls
 // and status.conditions (sorted by type) from an Application. Fields of the
-// wrong type count as absent.
+// wrong type count as absent. DP's texts (summary message and tip,
+// condition messages) may quote a setting, and any value of spec.settings
+// may be a secret written through sensitive_settings (the object does not
+// say which): every value of spec.settings is redacted from them.
 func readAppStatus(obj *unstructured.Unstructured) appStatus {
 	var s appStatus
+	settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
+	secrets := diagnostics.NewRedactor(settings)
 	opt := func(fields ...string) *string {
 		v, ok, err := unstructured.NestedString(obj.Object, fields...)
 		if !ok || err != nil {
@@ -218,9 +224,16 @@ func readAppStatus(obj *unstructured.Unstructured) appStatus {
 		}
 		return &v
 	}
+	text := func(fields ...string) *string {
+		if v := opt(fields...); v != nil {
+			r := secrets.Redact(*v)
+			return &r
+		}
+		return nil
+	}
 	s.State = opt("status", "summary", "state")
-	s.Message = opt("status", "summary", "message")
-	s.Tip = opt("status", "summary", "tip")
+	s.Message = text("status", "summary", "message")
+	s.Tip = text("status", "summary", "tip")
 	s.InstalledVersion = opt("status", "currentVersion", "version")
 
 	urls, _, _ := unstructured.NestedSlice(obj.Object, "status", "urls")
@@ -235,7 +248,7 @@ func readAppStatus(obj *unstructured.Unstructured) appStatus {
 	}
 
 	for _, c := range dpclient.Conditions(obj) {
-		cond := appCondition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message}
+		cond := appCondition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: secrets.Redact(c.Message)}
 		if c.ObservedGeneration != 0 {
 			cond.ObservedGeneration = &c.ObservedGeneration
 		}

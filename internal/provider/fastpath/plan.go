@@ -108,16 +108,27 @@ func (s *server) planCreate(ctx context.Context, t *target, req *tfprotov6.PlanR
 	if err != nil {
 		return nil, false
 	}
-	identity := req.PriorIdentity
-	if identity == nil {
-		nullIdentity, err := tfprotov6.NewDynamicValue(info.identity, tftypes.NewValue(info.identity, nil))
-		if err != nil {
-			return nil, false
-		}
-		identity = &tfprotov6.ResourceIdentityData{IdentityData: &nullIdentity}
+	identity, ok := priorIdentity(info, req.PriorIdentity)
+	if !ok {
+		return nil, false
 	}
 	tflog.Trace(ctx, "plan of a new resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
 	return &tfprotov6.PlanResourceChangeResponse{PlannedState: &planned, PlannedIdentity: identity}, true
+}
+
+// priorIdentity returns the planned identity of a plan that leaves the
+// identity alone: the prior identity, or, when the client sent none (a client
+// without identity support, or a new resource), the null identity the
+// framework starts from.
+func priorIdentity(info *schemaInfo, prior *tfprotov6.ResourceIdentityData) (*tfprotov6.ResourceIdentityData, bool) {
+	if prior != nil && prior.IdentityData != nil {
+		return prior, true
+	}
+	null, err := tfprotov6.NewDynamicValue(info.identity, tftypes.NewValue(info.identity, nil))
+	if err != nil {
+		return nil, false
+	}
+	return &tfprotov6.ResourceIdentityData{IdentityData: &null}, true
 }
 
 func modifyPlanCapabilities(c *tfprotov6.PlanResourceChangeClientCapabilities) resource.ModifyPlanClientCapabilities {
@@ -143,10 +154,11 @@ func modifyPlanCapabilities(c *tfprotov6.PlanResourceChangeClientCapabilities) r
 //     update not applied yet, for example); a resource that does not
 //     implement UnchangedPlanner is left to the framework.
 //
-// So the answer is the prior state, private data and identity, unchanged.
+// So the answer is the prior state, private data and identity, unchanged
+// (the null identity when the client sent none, as the framework answers).
 func planUnchanged(ctx context.Context, t *target, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
 	prior, proposed, config := req.PriorState, req.ProposedNewState, req.Config
-	if prior == nil || proposed == nil || config == nil || req.PriorIdentity == nil ||
+	if prior == nil || proposed == nil || config == nil ||
 		len(prior.JSON) > 0 || len(proposed.JSON) > 0 || len(config.JSON) > 0 ||
 		len(prior.MsgPack) == 0 || isMsgPackNil(prior.MsgPack) ||
 		!bytes.Equal(prior.MsgPack, proposed.MsgPack) {
@@ -162,11 +174,15 @@ func planUnchanged(ctx context.Context, t *target, req *tfprotov6.PlanResourceCh
 	if info := t.info; len(info.defaults) > 0 && !defaultsHold(info, config, proposed) {
 		return nil, false
 	}
+	identity, ok := priorIdentity(t.info, req.PriorIdentity)
+	if !ok {
+		return nil, false
+	}
 	tflog.Trace(ctx, "plan of an unchanged resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
 	return &tfprotov6.PlanResourceChangeResponse{
 		PlannedState:    proposed,
 		PlannedPrivate:  req.PriorPrivate,
-		PlannedIdentity: req.PriorIdentity,
+		PlannedIdentity: identity,
 	}, true
 }
 

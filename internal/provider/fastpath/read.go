@@ -1,11 +1,14 @@
 package fastpath
 
 import (
+	"bytes"
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+	msgpack "github.com/vmihailenco/msgpack/v5"
+	"github.com/vmihailenco/msgpack/v5/msgpcode"
 )
 
 func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
@@ -20,16 +23,17 @@ func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRe
 }
 
 // readUnchanged asks the configured resource whether a refresh changes
-// anything and, when nothing changed, answers with the current state,
-// private data and identity as they came: the framework would decode them,
-// find Read left them alone, and encode them again. Anything else (drift, a
-// deleted object, an error, a state without identity, a resource that does
-// not implement UnchangedReader) goes to the framework, whose Read reads
-// again.
+// anything and, when nothing changed, answers with the current state and
+// private data as they came: the framework would decode them, find Read left
+// them alone, and encode them again. The identity is the one the client sent
+// when it sent one (the resource's must equal it), else the one the
+// resource's Read would set: the framework fills a missing identity with
+// what Read sets, for clients that send none (Terraform before 1.12). Anything
+// else (drift, a deleted object, an error, a resource that does not implement
+// UnchangedReader) goes to the framework, whose Read reads again.
 func (s *server) readUnchanged(ctx context.Context, t *target, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, bool) {
 	cur := req.CurrentState
-	if cur == nil || req.CurrentIdentity == nil || req.CurrentIdentity.IdentityData == nil ||
-		len(cur.JSON) > 0 || len(cur.MsgPack) == 0 || isMsgPackNil(cur.MsgPack) {
+	if cur == nil || len(cur.JSON) > 0 || len(cur.MsgPack) == 0 || isMsgPackNil(cur.MsgPack) {
 		return nil, false
 	}
 	private, ok := privateData(req.Private)
@@ -37,11 +41,7 @@ func (s *server) readUnchanged(ctx context.Context, t *target, req *tfprotov6.Re
 		return nil, false
 	}
 	info := t.info
-	val, err := cur.Unmarshal(info.typ)
-	if err != nil {
-		return nil, false
-	}
-	id, err := req.CurrentIdentity.IdentityData.Unmarshal(info.identity)
+	strs, err := topLevelStrings(cur.MsgPack)
 	if err != nil {
 		return nil, false
 	}
@@ -50,14 +50,84 @@ func (s *server) readUnchanged(ctx context.Context, t *target, req *tfprotov6.Re
 		return nil, false
 	}
 	reader, ok := r.(UnchangedReader)
-	if !ok || !reader.ReadUnchanged(ctx, tfsdk.State{Schema: info.schema, Raw: val},
-		tfsdk.ResourceIdentity{Schema: info.identitySchema, Raw: id}, private) {
+	if !ok {
+		return nil, false
+	}
+	identity, ok := reader.ReadUnchanged(ctx, strs, private)
+	if !ok {
+		return nil, false
+	}
+	newIdentity, ok := identityAnswer(info.identity, req.CurrentIdentity, identity)
+	if !ok {
 		return nil, false
 	}
 	tflog.Trace(ctx, "refresh of an unchanged resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
 	return &tfprotov6.ReadResourceResponse{
 		NewState:    cur,
 		Private:     req.Private,
-		NewIdentity: req.CurrentIdentity,
+		NewIdentity: newIdentity,
 	}, true
+}
+
+// identityAnswer returns the identity of a refresh's answer: sent, when the
+// client sent one equal to the resource's, else the resource's encoded; ok
+// is false when they differ (the framework reports that) or when the
+// resource's identity is not an object of the schema's string attributes.
+func identityAnswer(typ tftypes.Type, sent *tfprotov6.ResourceIdentityData, identity map[string]string) (*tfprotov6.ResourceIdentityData, bool) {
+	obj, ok := typ.(tftypes.Object)
+	if !ok || len(obj.AttributeTypes) != len(identity) {
+		return nil, false
+	}
+	attrs := make(map[string]tftypes.Value, len(identity))
+	for name, at := range obj.AttributeTypes {
+		v, ok := identity[name]
+		if !ok || !at.Is(tftypes.String) {
+			return nil, false
+		}
+		attrs[name] = tftypes.NewValue(tftypes.String, v)
+	}
+	val := tftypes.NewValue(typ, attrs)
+	if sent != nil && sent.IdentityData != nil {
+		got, err := sent.IdentityData.Unmarshal(typ)
+		if err != nil || !got.Equal(val) {
+			return nil, false
+		}
+		return sent, true
+	}
+	dv, err := tfprotov6.NewDynamicValue(typ, val)
+	if err != nil {
+		return nil, false
+	}
+	return &tfprotov6.ResourceIdentityData{IdentityData: &dv}, true
+}
+
+// topLevelStrings reads the known, non-null string attributes at the top
+// level of a MessagePack object, skipping every other value undecoded.
+func topLevelStrings(b []byte) (map[string]string, error) {
+	dec := msgpack.NewDecoder(bytes.NewReader(b))
+	n, err := dec.DecodeMapLen()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, n)
+	for range n {
+		key, err := dec.DecodeString()
+		if err != nil {
+			return nil, err
+		}
+		code, err := dec.PeekCode()
+		if err != nil {
+			return nil, err
+		}
+		if !msgpcode.IsString(code) {
+			if err := dec.Skip(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if out[key], err = dec.DecodeString(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

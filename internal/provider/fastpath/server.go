@@ -12,7 +12,9 @@
 //   - ReadResource: readUnchanged (read.go), for resources implementing
 //     UnchangedReader;
 //   - PlanResourceChange: planUnchanged, for resources implementing
-//     UnchangedPlanner, and planCreate (plan.go).
+//     UnchangedPlanner, and planCreate (plan.go);
+//   - UpgradeResourceState: upgradeCurrent (upgrade.go), for a state of the
+//     current schema version.
 //
 // The package knows no resource type: what a shortcut needs of one it learns
 // from the framework's interfaces (Schema, IdentitySchema, Configure,
@@ -33,14 +35,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/defaults"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // EnvVar turns every shortcut off when set to "off" (or "false", "0", "no"),
 // or the ones it lists, comma-separated, by name: "validate", "read",
-// "plan-unchanged", "plan-create" (for measuring what each one buys).
+// "plan-unchanged", "plan-create", "upgrade" (for measuring what each one
+// buys).
 const EnvVar = "DECKHOUSE_PROVIDER_SHORTCUTS"
 
 // The shortcuts' names in EnvVar.
@@ -49,6 +51,7 @@ const (
 	shortcutRead          = "read"
 	shortcutPlanUnchanged = "plan-unchanged"
 	shortcutPlanCreate    = "plan-create"
+	shortcutUpgrade       = "upgrade"
 )
 
 // disabled returns the shortcuts EnvVar lists.
@@ -95,11 +98,14 @@ type UnchangedPlanner interface {
 }
 
 // UnchangedReader is implemented by a resource whose refresh can tell that
-// nothing changed. ReadUnchanged refreshes the configured resource as its
-// Read would and reports whether Read would return state, identity and
-// private data exactly as they came; any doubt is false.
+// nothing changed without the state's values. ReadUnchanged reports whether
+// the configured resource's Read would return state and private data exactly
+// as they came, and the identity Read would set (its string attributes by
+// name); any doubt is false. attrs holds the prior state's known, non-null
+// top-level string attributes, read from the request's bytes: the state is
+// never decoded into framework values, the costly part of a refresh.
 type UnchangedReader interface {
-	ReadUnchanged(ctx context.Context, state tfsdk.State, identity tfsdk.ResourceIdentity, private Private) bool
+	ReadUnchanged(ctx context.Context, attrs map[string]string, private Private) (identity map[string]string, ok bool)
 }
 
 // New returns framework with the shortcuts in front for the given resource

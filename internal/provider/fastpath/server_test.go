@@ -52,7 +52,7 @@ func TestEnvVar_TurnsShortcutsOff(t *testing.T) {
 					t.Errorf("%s not turned off by %q", name, tt.value)
 				}
 			}
-			for _, name := range []string{shortcutValidate, shortcutRead, shortcutPlanUnchanged, shortcutPlanCreate} {
+			for _, name := range []string{shortcutValidate, shortcutRead, shortcutPlanUnchanged, shortcutPlanCreate, shortcutUpgrade} {
 				if off[name] && !slices.Contains(tt.off, name) {
 					t.Errorf("%s turned off by %q", name, tt.value)
 				}

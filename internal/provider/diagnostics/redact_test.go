@@ -1,7 +1,9 @@
-package application
+package diagnostics
 
 import (
+	"encoding/base64"
 	"encoding/json"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -23,7 +25,7 @@ func TestRedact_Texts(t *testing.T) {
 		"empty":   "",
 		"nothing": nil,
 	}
-	r := newRedactor(docs)
+	r := NewRedactor(docs)
 	for _, tc := range []struct{ name, in, want string }{
 		{"long secret", "password hunter2-long-secret rejected", "password (sensitive value) rejected"},
 		{"long secret inside a word", "xhunter2-long-secretx", "x(sensitive value)x"},
@@ -41,53 +43,53 @@ func TestRedact_Texts(t *testing.T) {
 		{"booleans are not secrets", "enabled is true", "enabled is true"},
 		{"no secret", "must be at least 1", "must be at least 1"},
 	} {
-		if got := r.redact(tc.in); got != tc.want {
+		if got := r.Redact(tc.in); got != tc.want {
 			t.Errorf("%s: redact(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
 		}
 	}
 }
 
 func TestRedact_LongestFirst(t *testing.T) {
-	r := newRedactor(map[string]any{"a": "abcd", "b": "abcdefgh"})
-	if got := r.redact("value abcdefgh"); got != "value (sensitive value)" {
+	r := NewRedactor(map[string]any{"a": "abcd", "b": "abcdefgh"})
+	if got := r.Redact("value abcdefgh"); got != "value (sensitive value)" {
 		t.Fatalf("got %q: a secret containing another must be replaced whole", got)
 	}
 }
 
 func TestRedact_JSONEscaped(t *testing.T) {
 	secret := "pa\"ss\\wo\nrd<&>"
-	r := newRedactor(map[string]any{"password": secret})
+	r := NewRedactor(map[string]any{"password": secret})
 	body, err := json.Marshal(map[string]any{"message": "invalid value " + secret})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := r.redact(string(body))
-	if strings.Contains(got, "pa\\\"ss") || strings.Contains(got, "wo\\nrd") || !strings.Contains(got, redactedMarker) {
+	got := r.Redact(string(body))
+	if strings.Contains(got, "pa\\\"ss") || strings.Contains(got, "wo\\nrd") || !strings.Contains(got, RedactedMarker) {
 		t.Fatalf("the JSON-escaped secret is not redacted: %s", got)
 	}
-	if got := r.redact("invalid value " + secret); got != "invalid value "+redactedMarker {
+	if got := r.Redact("invalid value " + secret); got != "invalid value "+RedactedMarker {
 		t.Fatalf("the raw secret is not redacted: %q", got)
 	}
 }
 
 func TestRedact_NilAndEmpty(t *testing.T) {
-	var r *redactor
-	if got := r.redact("anything"); got != "anything" {
+	var r *Redactor
+	if got := r.Redact("anything"); got != "anything" {
 		t.Fatalf("nil redactor changed the text: %q", got)
 	}
 	diags := diag.Diagnostics{diag.NewErrorDiagnostic("s", "d")}
-	if got := r.diagnostics(diags); len(got) != 1 || !got[0].Equal(diags[0]) {
+	if got := r.Diagnostics(diags); len(got) != 1 || !got[0].Equal(diags[0]) {
 		t.Fatalf("nil redactor changed diagnostics: %v", got)
 	}
-	empty := newRedactor(nil, map[string]any{"on": true, "x": ""})
-	if got := empty.redact("on x true"); got != "on x true" {
+	empty := NewRedactor(nil, map[string]any{"on": true, "x": ""})
+	if got := empty.Redact("on x true"); got != "on x true" {
 		t.Fatalf("a redactor without secrets changed the text: %q", got)
 	}
 }
 
 func TestRedact_DiagnosticsKeepSeverityAndPath(t *testing.T) {
 	const secret = "s3cr3t-value"
-	r := newRedactor(map[string]any{"password": secret})
+	r := NewRedactor(map[string]any{"password": secret})
 	at := path.Root("sensitive_settings").AtMapKey("auth").AtMapKey("password")
 	in := diag.Diagnostics{
 		diag.NewAttributeErrorDiagnostic(at, "bad "+secret, "detail "+secret),
@@ -96,7 +98,7 @@ func TestRedact_DiagnosticsKeepSeverityAndPath(t *testing.T) {
 		diag.NewWarningDiagnostic("warning", secret),
 		diag.NewErrorDiagnostic("untouched", "no secret here"),
 	}
-	out := r.diagnostics(in)
+	out := r.Diagnostics(in)
 	if len(out) != len(in) {
 		t.Fatalf("got %d diagnostics, want %d", len(out), len(in))
 	}
@@ -115,10 +117,46 @@ func TestRedact_DiagnosticsKeepSeverityAndPath(t *testing.T) {
 			t.Errorf("diagnostic %d: path %s, want %s", i, gotPath.Path(), wantPath.Path())
 		}
 	}
-	if out[0].Summary() != "bad "+redactedMarker || out[0].Detail() != "detail "+redactedMarker {
+	if out[0].Summary() != "bad "+RedactedMarker || out[0].Detail() != "detail "+RedactedMarker {
 		t.Errorf("diagnostic 0: %q / %q", out[0].Summary(), out[0].Detail())
 	}
 	if !out[4].Equal(in[4]) {
 		t.Errorf("a diagnostic without the secret changed: %v", out[4])
+	}
+}
+
+// A secret is replaced in every form a text may carry it: numbers in other
+// renderings, URL-encoded, base64 (whole or inside a longer base64 text),
+// cut short, and map keys.
+func TestRedact_EveryFormOfASecret(t *testing.T) {
+	const pw = "p@ss w/rd:S3cr3t&x"
+	r := NewRedactor(map[string]any{"password": pw, "limit": float64(1000000), "port": int64(65432)}).WithKeys([]string{"tenant-4f9a2c"})
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	for _, tc := range []struct{ name, in string }{
+		{"exponent", "limit 1e+06 exceeded"},
+		{"upper exponent", "limit 1E+06 exceeded"},
+		{"float with a fraction digit", "limit 1000000.0 exceeded"},
+		{"integer as a float", "port 65432.0 closed"},
+		{"query-escaped", "dsn postgres://app:" + url.QueryEscape(pw) + "@db/app refused"},
+		{"path-escaped", "dsn postgres://app:" + url.PathEscape(pw) + "@db/app refused"},
+		{"lower-case escapes", "dsn " + strings.ToLower(url.QueryEscape(pw)) + " refused"},
+		{"base64", "token " + b64(pw) + " invalid"},
+		{"base64 without padding", "token " + strings.TrimRight(b64(pw), "=") + " invalid"},
+		{"base64 URL alphabet", "token " + base64.URLEncoding.EncodeToString([]byte(pw)) + " invalid"},
+		{"base64 inside a longer text, offset 0", "basic " + b64(pw+":suffix") + " invalid"},
+		{"base64 inside a longer text, offset 1", "basic " + b64("u:"+pw) + " invalid"},
+		{"base64 inside a longer text, offset 2", "basic " + b64("us:"+pw+"!") + " invalid"},
+		{"cut short", "password " + pw[:11] + "… (truncated)"},
+		{"cut short at the end", "password " + pw[:10]},
+		{"map key", "key tenant-4f9a2c is not declared"},
+	} {
+		got := r.Redact(tc.in)
+		if !strings.Contains(got, RedactedMarker) || strings.Contains(got, pw[:9]) || strings.Contains(got, "tenant-4f9a2c") ||
+			strings.Contains(got, "1e+06") || strings.Contains(got, "65432") {
+			t.Errorf("%s: redact(%q) = %q", tc.name, tc.in, got)
+		}
+	}
+	if got := r.Redact("replicas must be at least 1"); got != "replicas must be at least 1" {
+		t.Errorf("a text without secrets changed: %q", got)
 	}
 }
