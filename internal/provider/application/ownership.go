@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 )
 
 // Field ownership of spec.settings. Server-side apply removes only the keys
@@ -185,6 +186,20 @@ func withoutForeign(doc map[string]any, foreign any) map[string]any {
 	}
 	out, _ := stripPaths(doc, leafPaths(foreign), nil).(map[string]any)
 	return out
+}
+
+// documentDPSees is the document the checks evaluate: settings,
+// sensitive_settings merged over them, both merged over the keys other
+// field managers own (foreign, also returned: checked, never shown).
+func (r *Resource) documentDPSees(ctx context.Context, cl *dpclient.Client, in checkInput) (merged, foreign any) {
+	merged = in.settings
+	if in.sensitive != nil {
+		merged = engine.Merge(in.settings, in.sensitive)
+	}
+	if foreign = r.foreignOf(ctx, cl, in); foreign != nil {
+		merged = engine.Merge(foreign, merged)
+	}
+	return merged, foreign
 }
 
 // foreignOf returns the settings of the Application in the cluster that the

@@ -196,11 +196,7 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 
 	// Package version.
 	apvName := dpapi.PackageVersionName(out.repository, in.packageName, in.version)
-	apv, err := cl.PackageVersion(ctx, apvName)
-	waited := ""
-	if err == nil && !stage.atPlan {
-		apv, waited, err = awaitPackageVersion(ctx, cl, apvName, who, apv)
-	}
+	apv, waited, err := packageVersionAt(ctx, cl, apvName, who, stage.atPlan)
 	if err != nil {
 		return deferOrFail("Cannot read the package version ("+connectionProblem(err)+")", err.Error()+".", err)
 	}
@@ -230,14 +226,7 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 		}
 	}
 
-	merged := in.settings
-	if in.sensitive != nil {
-		merged = engine.Merge(in.settings, in.sensitive)
-	}
-	foreign := r.foreignOf(ctx, cl, in) // keys other field managers own: checked, never shown
-	if foreign != nil {
-		merged = engine.Merge(foreign, merged)
-	}
+	merged, foreign := r.documentDPSees(ctx, cl, in)
 	req := engine.Request{
 		Settings:               merged,
 		Previous:               in.previous,
