@@ -83,6 +83,12 @@ func Unavailable(err error) bool {
 	if Misconfigured(err) {
 		return false
 	}
+	if rateLimited(err) {
+		// The read ran out of time waiting for the rate limiter after a
+		// failed attempt: that attempt says whether the server was reachable.
+		_, previous, ok := strings.Cut(err.Error(), "error from a previous attempt: ")
+		return ok && (strings.HasSuffix(previous, "EOF") || Transient(errors.New(previous)))
+	}
 	return unreachable(err) || (Transient(err) && !apierrors.IsUnauthorized(err))
 }
 

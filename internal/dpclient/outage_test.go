@@ -239,3 +239,23 @@ func otherCA(t *testing.T) []byte {
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }
+
+// A read that ran out of time in client-go's rate limiter after a failed
+// attempt is judged by that attempt: a reset connection is an unavailable
+// server, a refusal is not.
+func TestUnavailable_RateLimitedReadJudgedByItsPreviousAttempt(t *testing.T) {
+	t.Parallel()
+	const limiter = "client rate limiter Wait returned an error: context deadline exceeded"
+	for _, tc := range []struct {
+		err  string
+		want bool
+	}{
+		{limiter + " - error from a previous attempt: read tcp 127.0.0.1:1->127.0.0.1:2: read: connection reset by peer", true},
+		{limiter + " - error from a previous attempt: EOF", true},
+		{limiter, false},
+	} {
+		if got := Unavailable(errors.New(tc.err)); got != tc.want {
+			t.Errorf("Unavailable(%q) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}

@@ -158,10 +158,12 @@ func (a *applicationReads) get(ctx context.Context, namespace, name string) (*un
 // take LISTs the namespace into s.
 func (a *applicationReads) take(ctx context.Context, r *namespaceReads, s *appSnapshot, namespace string) {
 	rctx, cancel := a.requestCtx(ctx)
-	s.items, s.err = a.src.list(rctx, namespace)
+	items, err := a.src.list(rctx, namespace)
 	cancel()
-	s.taken = time.Now()
+	// Under the lock: a GET of the namespace may look at s.err while the
+	// LIST is in flight (getOne); readers that wait on s.done need no lock.
 	a.mu.Lock()
+	s.items, s.err, s.taken = items, err, time.Now()
 	switch {
 	case s.err != nil && listRefused(s.err):
 		r.noList = true

@@ -28,19 +28,11 @@ const (
 )
 
 // TerminalReasons are the reasons of a False condition that end a wait at
-// once: DP will not get further without a change of the Application or of
-// the cluster. Other reasons (Pending, DownloadFailed, Installing, ...) are
-// DP still working or retrying, and the wait goes on until the deadline.
-var TerminalReasons = []string{"SettingsInvalid", "HookFailed", "RequirementsUnmet"}
+// once (dpapi.TerminalReasons says which and why); other reasons are DP
+// still working or retrying, and the wait goes on until the deadline.
+var TerminalReasons = dpapi.TerminalReasons
 
-func terminal(reason string) bool {
-	for _, r := range TerminalReasons {
-		if r == reason {
-			return true
-		}
-	}
-	return false
-}
+func terminal(reason string) bool { return dpapi.Terminal(reason) }
 
 // Backoff between attempts of a retried request or watch: capped exponential
 // with full jitter.

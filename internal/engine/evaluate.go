@@ -91,6 +91,18 @@ func (p *Package) Evaluate(req Request) (res *Result) {
 	}
 
 	// 5. Values.
+	p.evaluateValues(req, res, eff, partial)
+
+	sortProblems(res.Problems)
+	sortProblems(res.Warnings)
+	sortSkipped(&res.Skipped)
+	return res
+}
+
+// evaluateValues is step 5 of Evaluate: the values (effective settings,
+// values.yaml defaults, hook values), validated against the values schema
+// when hook values are given; partial says the settings held an Unknown.
+func (p *Package) evaluateValues(req Request, res *Result, eff map[string]any, partial bool) {
 	var hook map[string]any
 	if req.HookValues != nil {
 		nh, hookPartial, herr := normalizeDoc(req.HookValues)
@@ -122,11 +134,6 @@ func (p *Package) Evaluate(req Request) (res *Result) {
 				schemaProblems: valuesProblems, unknowns: valuesUnknowns, skipped: &res.Skipped}.run()...)
 		}
 	}
-
-	sortProblems(res.Problems)
-	sortProblems(res.Warnings)
-	sortSkipped(&res.Skipped)
-	return res
 }
 
 // ValidateValues validates a complete values document (the .Values of the

@@ -60,3 +60,35 @@ func TestRef_RecursiveRefLoadsAndValidates(t *testing.T) {
 		t.Fatalf("fields of a recursive schema: %d", len(fs))
 	}
 }
+
+// TestRef_RecursiveRefIsNotExpanded: a definition that recurs through two
+// children (a binary tree) with rules below loads quickly, lists its fields
+// once around the cycle, and an Unknown value inside it skips the checks of
+// its subtree without walking the schema without end.
+func TestRef_RecursiveRefIsNotExpanded(t *testing.T) {
+	t.Parallel()
+	p := loadYAML(t, `
+type: object
+definitions:
+  node:
+    type: object
+    properties:
+      value:
+        type: integer
+        x-deckhouse-validations: [{expression: "self >= 0", message: "negative"}]
+      left: {$ref: '#/definitions/node'}
+      right: {$ref: '#/definitions/node'}
+properties:
+  tree: {$ref: '#/definitions/node'}
+`, "")
+	if n := len(p.Fields()); n > 64 {
+		t.Fatalf("%d fields listed for a recursive schema", n)
+	}
+	res := p.Evaluate(Request{Settings: map[string]any{"tree": map[string]any{"value": int64(1), "left": Unknown{}, "right": map[string]any{"value": int64(-1)}}}})
+	if got := fmt.Sprint(kindSummary(res.Problems)); got != "[settings cel tree.right.value: negative]" {
+		t.Fatalf("problems %s", got)
+	}
+	if len(res.Skipped) == 0 {
+		t.Fatal("the rules below the unknown subtree are not listed as skipped")
+	}
+}

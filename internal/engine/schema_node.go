@@ -272,6 +272,45 @@ func (c *nodeBuilder) fill(n *schemaNode, s map[string]any, sp string, depth int
 			}
 		}
 	}
+	if err := c.fillItems(n, s, sp, depth); err != nil {
+		return err
+	}
+	if ap := schemaMap(s["additionalProperties"]); ap != nil {
+		child, err := c.node(ap, sp+"/additionalProperties", depth+1)
+		if err != nil {
+			return err
+		}
+		n.additional = child
+		n.hasRules = n.hasRules || child.ruled()
+	}
+	if pp := schemaMap(s["patternProperties"]); len(pp) > 0 {
+		for _, p := range sortedKeys(pp) {
+			child, err := c.node(schemaMap(pp[p]), sp+"/patternProperties/"+escapePointer(p), depth+1)
+			if err != nil {
+				return err
+			}
+			n.patterns = append(n.patterns, patternNode{pattern: p, re: compilePattern(p), node: child})
+			n.hasRules = n.hasRules || child.ruled()
+		}
+	}
+	if err := c.fillBranches(n, s, sp, depth); err != nil {
+		return err
+	}
+	if err := c.markOnly(n, s, sp, depth); err != nil {
+		return err
+	}
+	if d, ok := s["default"]; ok && d != nil {
+		n.def, n.hasDefault = d, true
+	}
+	n.liftImmutable()
+	n.grantable, _ = s[extGrantable].(string)
+	n.switches = switchBranches(s)
+	return nil
+}
+
+// fillItems builds the items (one schema or a tuple, then additionalItems)
+// of node n.
+func (c *nodeBuilder) fillItems(n *schemaNode, s map[string]any, sp string, depth int) error {
 	switch it := s["items"].(type) {
 	case map[string]any:
 		child, err := c.node(it, sp+"/items", depth+1)
@@ -304,24 +343,11 @@ func (c *nodeBuilder) fill(n *schemaNode, s map[string]any, sp string, depth int
 			n.additionalItems = child
 		}
 	}
-	if ap := schemaMap(s["additionalProperties"]); ap != nil {
-		child, err := c.node(ap, sp+"/additionalProperties", depth+1)
-		if err != nil {
-			return err
-		}
-		n.additional = child
-		n.hasRules = n.hasRules || child.ruled()
-	}
-	if pp := schemaMap(s["patternProperties"]); len(pp) > 0 {
-		for _, p := range sortedKeys(pp) {
-			child, err := c.node(schemaMap(pp[p]), sp+"/patternProperties/"+escapePointer(p), depth+1)
-			if err != nil {
-				return err
-			}
-			n.patterns = append(n.patterns, patternNode{pattern: p, re: compilePattern(p), node: child})
-			n.hasRules = n.hasRules || child.ruled()
-		}
-	}
+	return nil
+}
+
+// fillBranches builds the allOf, anyOf and oneOf branches of node n.
+func (c *nodeBuilder) fillBranches(n *schemaNode, s map[string]any, sp string, depth int) error {
 	for _, kw := range []string{"allOf", "anyOf", "oneOf"} {
 		list, _ := s[kw].([]any)
 		for i, b := range list {
@@ -341,15 +367,6 @@ func (c *nodeBuilder) fill(n *schemaNode, s map[string]any, sp string, depth int
 			n.hasRules = n.hasRules || child.ruled()
 		}
 	}
-	if err := c.markOnly(n, s, sp, depth); err != nil {
-		return err
-	}
-	if d, ok := s["default"]; ok && d != nil {
-		n.def, n.hasDefault = d, true
-	}
-	n.liftImmutable()
-	n.grantable, _ = s[extGrantable].(string)
-	n.switches = switchBranches(s)
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/rest"
@@ -78,6 +79,7 @@ const defaultWorkers = 8
 // controller is the stand-in for DP's Application controller.
 type controller struct {
 	dyn     dynamic.Interface
+	disc    discovery.DiscoveryInterface // orphan kinds (deleteOrphans)
 	factory dynamicinformer.DynamicSharedInformerFactory
 	apps    cache.SharedIndexInformer
 	apvs    cache.SharedIndexInformer
@@ -127,9 +129,14 @@ func newController(cfg *rest.Config, opts Options) (*controller, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
 	factory := dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
 	c := &controller{
 		dyn:     dyn,
+		disc:    disc,
 		factory: factory,
 		apps:    factory.ForResource(ApplicationGVR).Informer(),
 		apvs:    factory.ForResource(ApplicationPackageVersionGVR).Informer(),
@@ -265,9 +272,13 @@ func (c *controller) reconcile(ctx context.Context, key string) error {
 		if len(kept) == len(fins) {
 			return nil
 		}
+		if err := c.deleteOrphans(ctx, app); err != nil {
+			return err // retried: DP's removal waits on the orphan deletion too
+		}
 		app.SetFinalizers(kept)
 		c.mu.Lock()
 		delete(c.applied, app.GetUID())
+		delete(c.rawApplied, app.GetUID())
 		c.mu.Unlock()
 		_, err := client.Update(ctx, app, metav1.UpdateOptions{})
 		if apierrors.IsNotFound(err) {

@@ -229,16 +229,6 @@ func (f *fakeDP) app(name string) map[string]any {
 	return out
 }
 
-// lastPatch returns the body of the last apply (nil when none).
-func (f *fakeDP) lastPatch() map[string]any {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.patches) == 0 {
-		return nil
-	}
-	return f.patches[len(f.patches)-1]
-}
-
 func (f *fakeDP) patchCount() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()

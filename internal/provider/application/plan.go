@@ -185,17 +185,15 @@ func (r *Resource) planChecks(ctx context.Context, in planRequest, sensitive any
 		ci.hasPrevious, ci.previous, ci.hasPreviousRaw = false, nil, false
 	}
 	if prior != nil && !replacing {
-		if in.private.Imported {
-			if err := previousFromCluster(ctx, cl, &ci); err != nil {
-				notChecked("Settings not checked at plan: "+connectionProblem(err), "Cannot read "+describe(plan)+
-					" for the settings DP applied last, which the update checks compare with after an import: "+err.Error()+".")
-				return
-			}
+		imported, err := planPrevious(ctx, cl, in, sensitive, &ci)
+		if err != nil {
+			notChecked("Settings not checked at plan: "+connectionProblem(err), "Cannot read "+describe(plan)+
+				" for the settings DP applied last, which the update checks compare with after an import: "+err.Error()+".")
+			return
+		}
+		if imported {
 			// Any value of an imported Application may be a secret.
 			secrets = newRedactor(sensitive, ci.previous)
-		} else if ci.required && ci.hasPrevious {
-			ci.previous = withUnknownSecrets(ci.previous, sensitive, in.private.SensitivePaths,
-				appSalt(prior.Namespace.ValueString(), prior.Name.ValueString()))
 		}
 	}
 	res := r.checkAtPlan(ctx, cl, ci)
@@ -239,6 +237,20 @@ func grantDefaultsUnknown(effective map[string]any, settings any, paths [][]stri
 		return effective
 	}
 	return out
+}
+
+// planPrevious completes the previous document of an update's checks (see
+// previous.go): read from the cluster after an import (imported is true),
+// or with the secret paths unknown in strict mode.
+func planPrevious(ctx context.Context, cl *dpclient.Client, in planRequest, sensitive any, ci *checkInput) (imported bool, err error) {
+	switch {
+	case in.private.Imported:
+		return true, previousFromCluster(ctx, cl, ci)
+	case ci.required && ci.hasPrevious:
+		ci.previous = withUnknownSecrets(ci.previous, sensitive, in.private.SensitivePaths,
+			appSalt(in.prior.Namespace.ValueString(), in.prior.Name.ValueString()))
+	}
+	return false, nil
 }
 
 // writesMetadata reports whether an update with an unchanged spec writes

@@ -84,14 +84,16 @@ func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any)
 }
 
 // previousRawSettings is what oldSelf is bound to: the settings as the user
-// wrote them at the last apply that Terraform recorded (the prior state's
-// settings; a rejected apply is not recorded), with the values of
-// sensitive_settings when sensitive_settings_version did not change (then
-// they are the values applied last time). When the version changed the old
-// sensitive values are not known and are left out: a rule reading oldSelf
-// there sees a missing key and passes at plan.
+// wrote them, as DP last applied them: the prior state's settings when the
+// prior status says ConfigurationApplied is True (DP applied them), with the
+// values of sensitive_settings when sensitive_settings_version did not
+// change (then they are the values applied last time; when it changed the
+// old sensitive values are not known and are left out, so a rule reading
+// oldSelf there sees a missing key and passes at plan). After a rejected or
+// pending update the state holds settings DP did not apply, so nothing is
+// returned and oldSelf falls back to the last applied configuration.
 func previousRawSettings(plan, prior *applicationModel, sensitive any) (any, bool) {
-	if prior.Settings.IsUnknown() {
+	if prior.Settings.IsUnknown() || !configurationApplied(prior.Status) {
 		return nil, false
 	}
 	raw, known, err := convert.FromDynamic(prior.Settings)
@@ -105,6 +107,17 @@ func previousRawSettings(plan, prior *applicationModel, sensitive any) (any, boo
 		raw = engine.Merge(raw, sensitive)
 	}
 	return raw, true
+}
+
+// configurationApplied reports whether a status attribute says the
+// ConfigurationApplied condition is True.
+func configurationApplied(status types.Object) bool {
+	applied, ok := status.Attributes()["configuration_applied"].(types.Object)
+	if !ok {
+		return false
+	}
+	st, ok := applied.Attributes()["status"].(types.String)
+	return ok && st.ValueString() == "True"
 }
 
 // checkStage is what differs between the checks of a plan and of an apply.
