@@ -25,6 +25,7 @@ HOSTS=(registry.opentofu.org registry.terraform.io)
 
 [[ $# -ge 2 ]] || { echo "usage: $0 <dir> <version> [<os>_<arch> ...]" >&2; exit 2; }
 dir="$1" version="${2#v}"
+[[ "$dir" == "~/"* ]] && dir="$HOME/${dir#"~/"}"
 shift 2
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]+)?$ ]] ||
   { echo "version $version is not a semantic version (for example 0.1.0)" >&2; exit 2; }

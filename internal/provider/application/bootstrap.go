@@ -43,6 +43,16 @@ func packageVersionPending(v *dpclient.PackageVersion) bool {
 	return v.Package == nil
 }
 
+// packageVersionAt reads the ApplicationPackageVersion name; at apply it
+// waits for one still pending (see awaitPackageVersion).
+func packageVersionAt(ctx context.Context, cl *dpclient.Client, name, who string, atPlan bool) (*dpclient.PackageVersion, string, error) {
+	apv, err := cl.PackageVersion(ctx, name)
+	if err != nil || atPlan {
+		return apv, "", err
+	}
+	return awaitPackageVersion(ctx, cl, name, who, apv)
+}
+
 // awaitPackageVersion waits until the ApplicationPackageVersion name is no
 // longer pending (see packageVersionPending) or ctx ends, logging progress
 // at INFO. It returns the last version read and, when it waited, a note for

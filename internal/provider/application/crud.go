@@ -183,7 +183,7 @@ func (r *Resource) refresh(ctx context.Context, state *applicationModel, priv pr
 		state.Settings, state.LastAppliedSettings, state.EffectiveSettings = types.DynamicNull(), types.DynamicNull(), types.DynamicNull()
 		return out, diags
 	}
-	values, keys := secretsInCluster(obj, priv.SensitivePaths)
+	values, keys := secretsInCluster(obj, withForeignPaths(obj, r.fieldManager(state), priv.SensitivePaths))
 	secrets := newRedactor(values).WithKeys(keys)
 	diags.Append(r.fromObject(ctx, state, obj, priv.SensitivePaths, r.fieldManager(state), secrets.Redact)...)
 	return out, diags
@@ -243,6 +243,8 @@ func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *uns
 		prior, _, _ = convert.FromDynamic(m.Settings)
 	}
 	spec, hasSettings, _ := unstructured.NestedFieldCopy(obj.Object, "spec", "settings")
+	spec, foreignWarning := ownedSettings(obj, manager, spec)
+	diags.Append(foreignWarning...)
 	salt := appSalt(obj.GetNamespace(), obj.GetName())
 	settings := stripPaths(spec, resolvePaths(spec, sensitivePaths, salt), func(p []string) bool {
 		v, ok := lookupPath(prior, p)
@@ -264,7 +266,7 @@ func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *uns
 	}
 
 	m.Status = statusValue(obj, redact)
-	m.LastAppliedSettings = lastAppliedValue(obj, sensitivePaths)
+	m.LastAppliedSettings = lastAppliedValue(obj, withForeignPaths(obj, manager, sensitivePaths))
 	if m.EffectiveSettings.IsNull() || m.EffectiveSettings.IsUnknown() {
 		// Imported: DP's last applied effective settings are the best known value.
 		m.EffectiveSettings = m.LastAppliedSettings

@@ -38,6 +38,7 @@ type checkInput struct {
 	required         bool // plan_checks = "required": what cannot be checked at plan is an error
 	// settingsChecks is settings_checks: "warning" turns the settings' problems into warnings.
 	settingsChecks string
+	fieldManager   string // the resource's field_manager ("" = the provider's)
 }
 
 // checkOutput is the verdict of the checks.
@@ -62,6 +63,7 @@ func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any)
 		allowDestructive: plan.AllowDestructiveSettingsSwitch.ValueBool(),
 		immutableMode:    plan.ImmutableFieldChange.ValueString(),
 		settingsChecks:   plan.SettingsChecks.ValueString(),
+		fieldManager:     plan.FieldManager.ValueString(),
 	}
 	if !plan.PackageRepositoryName.IsUnknown() && !plan.PackageRepositoryName.IsNull() {
 		in.repository = plan.PackageRepositoryName.ValueString()
@@ -192,7 +194,8 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 	if !ok {
 		return run.out
 	}
-	req := in.request(catalog)
+	merged, foreign := r.documentDPSees(ctx, cl, in)
+	req := in.request(merged, catalog)
 	res := pkg.Evaluate(req)
 	if run.replaceVerdict(res) {
 		return run.out
@@ -204,9 +207,9 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 
 	// ui-resource-name referents (warnings only, at plan).
 	if stage.atPlan {
-		run.out.diags.Append(r.checkReferents(ctx, cl, in, fields, res.Effective)...)
+		run.out.diags.Append(r.checkReferents(ctx, cl, in, fields, withoutForeign(res.Effective, foreign))...)
 	}
-	run.out.effective = effectiveSettings(pkg, req, res, in)
+	run.out.effective = effectiveSettings(pkg, req, res, in, foreign)
 	return run.out
 }
 
@@ -267,11 +270,7 @@ func (c *checkRun) resolveRepository(ctx context.Context) bool {
 // compiled package, or false when the checks cannot go on.
 func (c *checkRun) packageVersion(ctx context.Context) (*engine.Package, bool) {
 	apvName := dpapi.PackageVersionName(c.out.repository, c.in.packageName, c.in.version)
-	apv, err := c.cl.PackageVersion(ctx, apvName)
-	waited := ""
-	if err == nil && !c.stage.atPlan {
-		apv, waited, err = awaitPackageVersion(ctx, c.cl, apvName, c.who, apv)
-	}
+	apv, waited, err := packageVersionAt(ctx, c.cl, apvName, c.who, c.stage.atPlan)
 	if err != nil {
 		c.deferOrFail("Cannot read the package version ("+connectionProblem(err)+")", err.Error()+".", err)
 		return nil, false
@@ -307,13 +306,9 @@ func (c *checkRun) grantCatalog(ctx context.Context, fields []engine.Field) (eng
 	return catalog, true
 }
 
-// request is the engine's request for the settings merged with
-// sensitive_settings.
-func (in checkInput) request(catalog engine.Catalog) engine.Request {
-	merged := in.settings
-	if in.sensitive != nil {
-		merged = engine.Merge(in.settings, in.sensitive)
-	}
+// request is the engine's request for merged, the document DP sees
+// (documentDPSees).
+func (in checkInput) request(merged any, catalog engine.Catalog) engine.Request {
 	return engine.Request{
 		Settings:               merged,
 		Previous:               in.previous,
@@ -376,10 +371,11 @@ func (c *checkRun) settingsDiagnostics(res *engine.Result) {
 }
 
 // effectiveSettings are the effective settings from settings alone
-// (unknown where settings are): sensitive values stay out of them.
-func effectiveSettings(pkg *engine.Package, req engine.Request, res *engine.Result, in checkInput) map[string]any {
+// (unknown where settings are): sensitive values and the keys other field
+// managers own stay out of them.
+func effectiveSettings(pkg *engine.Package, req engine.Request, res *engine.Result, in checkInput, foreign any) map[string]any {
 	effective := res.Effective
-	if in.sensitive != nil {
+	if in.sensitive != nil || foreign != nil {
 		req.Settings = in.settings
 		effective = pkg.Evaluate(req).Effective
 	}

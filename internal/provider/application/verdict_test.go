@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 )
@@ -28,9 +29,13 @@ func TestApplicationCheck_UnpublishedVersionWarnsAtPlan(t *testing.T) {
 	if !strings.Contains(out.diags[0].Detail(), "does not exist") {
 		t.Fatalf("warning does not say the version is missing: %s", out.diags[0].Detail())
 	}
-	out = r.checkAtApply(context.Background(), cl, in)
-	if !out.diags.HasError() {
-		t.Fatal("at apply a missing version must be an error")
+	// At apply the missing version is waited for, until the context (the
+	// create or update timeout) ends.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	out = r.checkAtApply(ctx, cl, in)
+	if !out.diags.HasError() || !strings.Contains(out.diags[0].Detail(), "waited") {
+		t.Fatalf("at apply a version still missing when the timeout ends must be an error saying how long it waited: %v", out.diags)
 	}
 }
 

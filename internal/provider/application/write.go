@@ -301,7 +301,7 @@ func (r *Resource) written(_ context.Context, wr *writeRequest, obj *unstructure
 		plan.Status = statusValue(obj, wr.secrets.Redact)
 	}
 	if plan.LastAppliedSettings.IsUnknown() {
-		plan.LastAppliedSettings = lastAppliedValue(obj, paths)
+		plan.LastAppliedSettings = lastAppliedValue(obj, withForeignPaths(obj, wr.opts.FieldManager, paths))
 	}
 	if plan.EffectiveSettings.IsUnknown() {
 		plan.EffectiveSettings = types.DynamicNull()
