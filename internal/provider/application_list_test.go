@@ -33,7 +33,7 @@ func TestAccListResource_ListsApplicationsThroughTheProtocol(t *testing.T) {
 	second.seedApplication("db", e.pkg, nil)
 
 	ctx := context.Background()
-	srv, ok := ProtocolServer("test")().(tfprotov6.ProviderServerWithListResource) //nolint:staticcheck // what tf6server asks of a server in terraform-plugin-go v0.31
+	srv, ok := ProtocolServer("test")().(tfprotov6.ProviderServerWithListResource) // what tf6server asks of a server in terraform-plugin-go v0.31
 	if !ok {
 		t.Fatal("the protocol server does not serve list resources")
 	}

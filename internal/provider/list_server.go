@@ -17,7 +17,7 @@ type listServer struct {
 // withListResources returns s with the list resource RPCs of framework,
 // or s itself when it serves them already or framework does not.
 func withListResources(s, framework tfprotov6.ProviderServer) tfprotov6.ProviderServer {
-	if _, ok := s.(tfprotov6.ProviderServerWithListResource); ok { //nolint:staticcheck // tf6server of terraform-plugin-go v0.31 serves list resources through this interface only
+	if _, ok := s.(tfprotov6.ProviderServerWithListResource); ok { // tf6server of terraform-plugin-go v0.31 serves list resources through this interface only
 		return s
 	}
 	lr, ok := framework.(tfprotov6.ListResourceServer)
@@ -27,4 +27,4 @@ func withListResources(s, framework tfprotov6.ProviderServer) tfprotov6.Provider
 	return listServer{ProviderServer: s, ListResourceServer: lr}
 }
 
-var _ tfprotov6.ProviderServerWithListResource = listServer{} //nolint:staticcheck // see withListResources
+var _ tfprotov6.ProviderServerWithListResource = listServer{} // see withListResources

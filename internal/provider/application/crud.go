@@ -214,8 +214,6 @@ func secretsInCluster(obj *unstructured.Unstructured, sps []sensitivePath) (valu
 }
 
 // fromObject refreshes m from the Application in the cluster.
-//
-//nolint:unparam // returns diagnostics like the framework setters it calls, for future conversions that can fail
 func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *unstructured.Unstructured, sensitivePaths []sensitivePath, manager string, redact func(string) string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	m.ID = types.StringValue(obj.GetNamespace() + "/" + obj.GetName())
