@@ -27,6 +27,23 @@ func (r *Resource) MoveState(context.Context) []resource.StateMover {
 }
 
 // kubernetesManifestState is the part of a kubernetes_manifest state the
+// kubernetesProvider reports whether a source provider address names the
+// hashicorp/kubernetes provider: Terraform sends "registry.terraform.io/
+// hashicorp/kubernetes", OpenTofu the bare name "kubernetes" (or with its
+// own registry host).
+func kubernetesProvider(addr string) bool {
+	parts := strings.Split(addr, "/")
+	switch len(parts) {
+	case 1:
+		return parts[0] == "kubernetes"
+	case 2:
+		return addr == "hashicorp/kubernetes"
+	case 3:
+		return parts[1] == "hashicorp" && parts[2] == "kubernetes"
+	}
+	return false
+}
+
 // move reads: the object as last read (object) and as configured
 // (manifest), each a dynamic value.
 type kubernetesManifestState struct {
@@ -35,7 +52,7 @@ type kubernetesManifestState struct {
 }
 
 func (r *Resource) moveFromKubernetesManifest(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-	if req.SourceTypeName != "kubernetes_manifest" || !strings.HasSuffix(req.SourceProviderAddress, "hashicorp/kubernetes") ||
+	if req.SourceTypeName != "kubernetes_manifest" || !kubernetesProvider(req.SourceProviderAddress) ||
 		req.SourceRawState == nil {
 		return // not ours: the framework reports that no mover applies
 	}
