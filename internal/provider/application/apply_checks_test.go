@@ -1,6 +1,7 @@
 package application
 
 import (
+	"context"
 	"math/big"
 	"strings"
 	"testing"
@@ -13,7 +14,7 @@ import (
 
 // sensitivePassword is sensitive_settings = { auth = { password = v } }.
 func sensitivePassword(v attr.Value) types.Dynamic {
-	inner := map[string]attr.Type{"password": v.Type(nil)}
+	inner := map[string]attr.Type{"password": v.Type(context.Background())}
 	return types.DynamicValue(types.ObjectValueMust(map[string]attr.Type{"auth": types.ObjectType{AttrTypes: inner}},
 		map[string]attr.Value{"auth": types.ObjectValueMust(inner, map[string]attr.Value{"password": v})}))
 }

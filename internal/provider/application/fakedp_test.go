@@ -22,6 +22,7 @@ import (
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
 // fakeDP is an httptest API server with the objects the resource reads and
@@ -45,6 +46,7 @@ type fakeDP struct {
 	seq          int
 	schema       map[string]any // settings schema; nil = demo-settings.yaml
 	keepOnDelete bool           // a DELETE leaves the Application in place (a finalizer that never ends)
+	dropReply    bool           // a PATCH is applied, then the connection is cut before the reply
 }
 
 func newFakeDP(t *testing.T) *fakeDP {
@@ -94,6 +96,13 @@ func (f *fakeDP) serve(w http.ResponseWriter, r *http.Request) {
 		f.reply(w, 200, map[string]any{"apiVersion": "multitenancy.deckhouse.io/v1alpha1", "kind": "AvailableClusterResource",
 			"metadata": map[string]any{"name": "storageclasses", "namespace": "demo"},
 			"status":   map[string]any{"default": f.grantDefault, "available": []any{map[string]any{"name": "fast"}, map[string]any{"name": "slow"}}}})
+	case p == "/api":
+		f.reply(w, 200, map[string]any{"kind": "APIVersions", "versions": []any{"v1"}, "serverAddressByClientCIDRs": []any{}})
+	case p == "/apis":
+		f.reply(w, 200, map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": []any{}})
+	case p == "/api/v1":
+		f.reply(w, 200, map[string]any{"kind": "APIResourceList", "groupVersion": "v1", "resources": []any{map[string]any{
+			"name": "secrets", "singularName": "secret", "namespaced": true, "kind": "Secret", "verbs": []any{"get", "list"}}}})
 	case p == appsPrefix && r.Method == http.MethodGet:
 		items := []any{}
 		for _, a := range f.apps {
@@ -132,6 +141,15 @@ func (f *fakeDP) serveApp(w http.ResponseWriter, r *http.Request, name string) {
 			if code, reply := f.failPatch(); code != 0 {
 				f.reply(w, code, reply)
 				return
+			}
+		}
+		if f.dropReply {
+			f.apply(name, cfg)
+			if hj, ok := w.(http.Hijacker); ok {
+				if conn, _, err := hj.Hijack(); err == nil {
+					_ = conn.Close()
+					return
+				}
 			}
 		}
 		f.reply(w, 200, f.apply(name, cfg))
@@ -211,16 +229,6 @@ func (f *fakeDP) app(name string) map[string]any {
 	return out
 }
 
-// lastPatch returns the body of the last apply (nil when none).
-func (f *fakeDP) lastPatch() map[string]any {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.patches) == 0 {
-		return nil
-	}
-	return f.patches[len(f.patches)-1]
-}
-
 func (f *fakeDP) patchCount() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -240,15 +248,20 @@ type harness struct {
 	t   *testing.T
 	dp  *fakeDP
 	srv tfprotov6.ProviderServer
+	p   *testProvider
 }
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	dp := newFakeDP(t)
-	srv := providerserver.NewProtocol6(&testProvider{})()
+	p := &testProvider{}
+	srv := providerserver.NewProtocol6(p)()
 	configure(t, srv, dp.srv.URL, "")
-	return &harness{t: t, dp: dp, srv: srv}
+	return &harness{t: t, dp: dp, srv: srv, p: p}
 }
+
+// required sets plan_checks = "required".
+func (h *harness) required() { h.p.data.PlanChecks = providerdata.PlanChecksRequired }
 
 // demoConfig is the configuration of Application demo/app of package
 // demo-app at v1.0.0 with settings.

@@ -237,6 +237,16 @@ func (sp sensitivePath) display() string {
 	return strings.Join(parts, ".")
 }
 
+// hashed reports whether sp holds a hashed key.
+func (sp sensitivePath) hashed() bool {
+	for _, seg := range sp {
+		if strings.HasPrefix(seg, hashedKey) {
+			return true
+		}
+	}
+	return false
+}
+
 // isEmptyDoc reports whether doc is nil or an empty object.
 func isEmptyDoc(doc any) bool {
 	if doc == nil {

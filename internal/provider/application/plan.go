@@ -184,6 +184,18 @@ func (r *Resource) planChecks(ctx context.Context, in planRequest, sensitive any
 	if replacing {
 		ci.hasPrevious, ci.previous = false, nil
 	}
+	if prior != nil && !replacing {
+		imported, err := planPrevious(ctx, cl, in, sensitive, &ci)
+		if err != nil {
+			notChecked("Settings not checked at plan: "+connectionProblem(err), "Cannot read "+describe(plan)+
+				" for the settings DP applied last, which the update checks compare with after an import: "+err.Error()+".")
+			return
+		}
+		if imported {
+			// Any value of an imported Application may be a secret.
+			secrets = newRedactor(sensitive, ci.previous)
+		}
+	}
 	res := r.checkAtPlan(ctx, cl, ci)
 	secrets = secrets.WithKeys(undeclaredKeys(sensitive, res.declared))
 	diags.Append(res.diags...)
@@ -197,7 +209,48 @@ func (r *Resource) planChecks(ctx context.Context, in planRequest, sensitive any
 	if res.deferred || diags.HasError() {
 		return
 	}
-	plan.EffectiveSettings = convert.ToDynamic(res.effective)
+	plan.EffectiveSettings = convert.ToDynamic(grantDefaultsUnknown(res.effective, settings, res.grantPaths))
+}
+
+// grantDefaultsUnknown marks unknown the values of effective that a project
+// grant supplies (fields bound to a grant that settings leave out): DP
+// injects the project default when it applies the settings, and a project
+// administrator may change that default, or the catalog, between plan and
+// apply. A plan that showed the default of its time would then disagree
+// with the plan the apply makes ("inconsistent final plan"); apply records
+// the value DP used.
+func grantDefaultsUnknown(effective map[string]any, settings any, paths [][]string) map[string]any {
+	var out map[string]any
+	for _, p := range paths {
+		if _, given := lookupPath(settings, p); given {
+			continue
+		}
+		if _, injected := lookupPath(effective, p); !injected {
+			continue
+		}
+		if out == nil {
+			out, _ = engine.Merge(map[string]any{}, effective).(map[string]any) // a deep copy
+		}
+		setUnknown(out, p)
+	}
+	if out == nil {
+		return effective
+	}
+	return out
+}
+
+// planPrevious completes the previous document of an update's checks (see
+// previous.go): read from the cluster after an import (imported is true),
+// or with the secret paths unknown in strict mode.
+func planPrevious(ctx context.Context, cl *dpclient.Client, in planRequest, sensitive any, ci *checkInput) (imported bool, err error) {
+	switch {
+	case in.private.Imported:
+		return true, previousFromCluster(ctx, cl, ci)
+	case ci.required && ci.hasPrevious:
+		ci.previous = withUnknownSecrets(ci.previous, sensitive, in.private.SensitivePaths,
+			appSalt(in.prior.Namespace.ValueString(), in.prior.Name.ValueString()))
+	}
+	return false, nil
 }
 
 // writesMetadata reports whether an update with an unchanged spec writes

@@ -1,9 +1,11 @@
 // Package application is the deckhouse_application resource: its schema
-// (resource.go), model and change checks (model.go), plan (plan.go), the
-// verdict shared by plan and apply (verdict.go), create, read, update and
-// delete (crud.go), the sensitive paths (paths.go), the redaction of
-// sensitive values (redact.go) and the resource's answers to the protocol
-// shortcuts of package fastpath (shortcuts.go).
+// (resource.go), model and change checks (model.go), plan (plan.go), DP's
+// checks with their plan and apply entry points (verdict.go) and the
+// previous document of the update checks (previous.go), create and update
+// (write.go), read and delete (crud.go), the private state (privatestate.go),
+// the sensitive paths (paths.go), the redaction of sensitive values
+// (redact.go) and the resource's answers to the protocol shortcuts of
+// package fastpath (shortcuts.go).
 package application
 
 import (
@@ -196,8 +198,8 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 			"effective_settings": schema.DynamicAttribute{
 				Computed: true,
 				MarkdownDescription: "Effective settings: `settings` + settings-schema defaults + project grant defaults, " +
-					"computed at plan (unknown when the package version cannot be read at plan). Values of " +
-					"`sensitive_settings` are not included.",
+					"computed at plan (unknown when the package version cannot be read at plan; the values project grants " +
+					"supply are known after apply). Values of `sensitive_settings` are not included.",
 			},
 			"status": schema.SingleNestedAttribute{
 				Computed:            true,

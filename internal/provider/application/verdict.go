@@ -30,6 +30,7 @@ type checkInput struct {
 	sensitive        any
 	previous         any
 	hasPrevious      bool
+	previousIsRaw    bool // previous is spec.settings, not DP's effective settings
 	allowDestructive bool
 	immutableMode    string
 	required         bool // plan_checks = "required": what cannot be checked at plan is an error
@@ -43,6 +44,7 @@ type checkOutput struct {
 	repository string
 	effective  map[string]any
 	declared   declaredFunc // the properties of the settings schema (nil when it was not read)
+	grantPaths [][]string   // key paths of the fields bound to a project grant
 }
 
 func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any) checkInput {
@@ -122,69 +124,98 @@ func (r *Resource) checkAtApply(ctx context.Context, cl *dpclient.Client, in che
 	})
 }
 
-// runChecks runs the checks of DP on one Application.
+// runChecks runs the checks of DP on one Application: it reads what they
+// need (repository, package version, grant catalogs), then evaluates.
 func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkInput, stage checkStage) checkOutput {
 	var out checkOutput
 	who := fmt.Sprintf("Application %s/%s", in.namespace, in.name)
-	deferOrFail := func(summary, detail string) checkOutput {
-		stage.unreadable(&out, summary, detail)
+	if !resolveRepository(ctx, cl, in, stage, &out) {
 		return out
 	}
-
-	// Repository.
-	out.repository = in.repository
-	if out.repository == "" {
-		repos, found, err := cl.AvailableRepositories(ctx, in.packageName)
-		switch {
-		case err != nil:
-			return deferOrFail("Cannot resolve package_repository_name ("+connectionProblem(err)+")", err.Error()+".")
-		case !found:
-			stage.packageMissing(&out, in.packageName, who)
-			return out
-		case len(repos) != 1:
-			choices := "none"
-			if len(repos) > 0 {
-				choices = strings.Join(repos, ", ")
-			}
-			out.diags.AddAttributeError(path.Root("package_repository_name"), "Choose a package repository",
-				fmt.Sprintf("package_repository_name is not set and %d repositories offer package %q (status.availableRepositories of the ApplicationPackage): %s. Set package_repository_name to one of them.",
-					len(repos), in.packageName, choices))
-			return out
-		}
-		out.repository = repos[0]
-	}
-
-	// Package version.
 	apvName := dpapi.PackageVersionName(out.repository, in.packageName, in.version)
 	apv, err := cl.PackageVersion(ctx, apvName)
 	if err != nil {
-		return deferOrFail("Cannot read the package version ("+connectionProblem(err)+")", err.Error()+".")
+		stage.unreadable(&out, "Cannot read the package version ("+connectionProblem(err)+")", err.Error()+".")
+		return out
 	}
 	if !apv.Ready() || apv.Package == nil {
-		return deferOrFail(fmt.Sprintf("Package version %s not available", in.version), apv.NotReadyReason()+"; "+who+" cannot be installed from it yet.")
+		stage.unreadable(&out, fmt.Sprintf("Package version %s not available", in.version), apv.NotReadyReason()+"; "+who+" cannot be installed from it yet.")
+		return out
 	}
-	pkg := apv.Package
-
-	// Grant catalogs.
-	catalog := engine.Catalog{}
-	fields := pkg.Fields()
+	fields := apv.Package.Fields()
 	out.declared = declaredPaths(fields)
+	out.grantPaths = grantPaths(fields)
+	catalog, err := grantCatalogs(ctx, cl, in.namespace, fields)
+	if err != nil {
+		stage.unreadable(&out, "Cannot read the project grants ("+connectionProblem(err)+")", err.Error()+".")
+		return out
+	}
+	r.evaluate(ctx, cl, evaluation{in: in, stage: stage, pkg: apv.Package, fields: fields, catalog: catalog, who: who}, &out)
+	return out
+}
+
+// resolveRepository sets out.repository: the configured one, else the only
+// one the ApplicationPackage offers. It reports whether the checks go on.
+func resolveRepository(ctx context.Context, cl *dpclient.Client, in checkInput, stage checkStage, out *checkOutput) bool {
+	out.repository = in.repository
+	if out.repository != "" {
+		return true
+	}
+	repos, found, err := cl.AvailableRepositories(ctx, in.packageName)
+	switch {
+	case err != nil:
+		stage.unreadable(out, "Cannot resolve package_repository_name ("+connectionProblem(err)+")", err.Error()+".")
+		return false
+	case !found:
+		stage.packageMissing(out, in.packageName, fmt.Sprintf("Application %s/%s", in.namespace, in.name))
+		return false
+	case len(repos) != 1:
+		choices := "none"
+		if len(repos) > 0 {
+			choices = strings.Join(repos, ", ")
+		}
+		out.diags.AddAttributeError(path.Root("package_repository_name"), "Choose a package repository",
+			fmt.Sprintf("package_repository_name is not set and %d repositories offer package %q (status.availableRepositories of the ApplicationPackage): %s. Set package_repository_name to one of them.",
+				len(repos), in.packageName, choices))
+		return false
+	}
+	out.repository = repos[0]
+	return true
+}
+
+// grantCatalogs reads the project's catalog of every grant the fields name.
+func grantCatalogs(ctx context.Context, cl *dpclient.Client, namespace string, fields []engine.Field) (engine.Catalog, error) {
+	catalog := engine.Catalog{}
+	seen := map[string]bool{}
 	for _, f := range fields {
-		if f.GrantableResource == "" {
+		if f.GrantableResource == "" || seen[f.GrantableResource] {
 			continue
 		}
-		if _, done := catalog[f.GrantableResource]; done {
-			continue
-		}
-		g, err := cl.GrantCatalog(ctx, in.namespace, f.GrantableResource)
+		seen[f.GrantableResource] = true
+		g, err := cl.GrantCatalog(ctx, namespace, f.GrantableResource)
 		if err != nil {
-			return deferOrFail("Cannot read the project grants ("+connectionProblem(err)+")", err.Error()+".")
+			return nil, err
 		}
 		if g.Found {
 			catalog[f.GrantableResource] = g.Catalog
 		}
 	}
+	return catalog, nil
+}
 
+// evaluation is one evaluation of the settings against a package.
+type evaluation struct {
+	in      checkInput
+	stage   checkStage
+	pkg     *engine.Package
+	fields  []engine.Field
+	catalog engine.Catalog
+	who     string
+}
+
+// evaluate runs the engine and turns its verdict into out.
+func (r *Resource) evaluate(ctx context.Context, cl *dpclient.Client, e evaluation, out *checkOutput) {
+	in := e.in
 	merged := in.settings
 	if in.sensitive != nil {
 		merged = engine.Merge(in.settings, in.sensitive)
@@ -193,29 +224,14 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 		Settings:               merged,
 		Previous:               in.previous,
 		HasPrevious:            in.hasPrevious,
-		Catalog:                catalog,
+		PreviousIsRaw:          in.previousIsRaw,
+		Catalog:                e.catalog,
 		AllowDestructiveSwitch: in.allowDestructive,
 	}
-	res := pkg.Evaluate(req)
-
-	// Immutable fields in replace mode: a replacement, not an error.
-	if in.hasPrevious && in.immutableMode == immutableModeReplace {
-		var names []string
-		for _, p := range res.Problems {
-			if p.Kind == engine.KindImmutable {
-				names = append(names, "settings."+p.Path.String())
-			}
-		}
-		if len(names) > 0 {
-			sort.Strings(names)
-			out.replace = true
-			out.diags.AddAttributeWarning(path.Root("settings"), "Immutable settings changed: the Application will be replaced",
-				fmt.Sprintf("%s: %s %s x-deckhouse-immutable, and immutable_field_change = \"replace\", so the Application is deleted and created again with the new settings.",
-					who, strings.Join(names, ", "), pluralVerb(len(names))))
-			return out
-		}
+	res := e.pkg.Evaluate(req)
+	if replaceForImmutable(in, res, e.who, out) {
+		return
 	}
-
 	var inSettings, inSensitive []*engine.Problem
 	for _, p := range res.Problems {
 		if in.sensitive != nil && problemInSensitive(in.settings, in.sensitive, p.Path) {
@@ -227,26 +243,69 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 	out.diags.Append(diagnostics.FromProblems(path.Root("settings"), inSettings)...)
 	out.diags.Append(diagnostics.FromProblems(path.Root("sensitive_settings"), inSensitive)...)
 	out.diags.Append(diagnostics.Switches(path.Root("settings"), res.Switches, in.allowDestructive)...)
-	if stage.atPlan && len(res.Skipped) > 0 {
+	if e.stage.atPlan && len(res.Skipped) > 0 {
 		out.diags.Append(skippedByDocument(in, res.Skipped)...)
 	}
 	if out.diags.HasError() {
-		return out
+		return
 	}
-
 	// ui-resource-name referents (warnings only, at plan).
-	if stage.atPlan {
-		out.diags.Append(r.checkReferents(ctx, cl, in.namespace, fields, res.Effective)...)
+	if e.stage.atPlan {
+		out.diags.Append(r.checkReferents(ctx, cl, in, e.fields, res.Effective)...)
 	}
-
 	// Effective settings from settings alone (unknown where settings are).
 	out.effective = res.Effective
 	if in.sensitive != nil {
 		req.Settings = in.settings
-		out.effective = pkg.Evaluate(req).Effective
+		out.effective = e.pkg.Evaluate(req).Effective
 	}
 	if out.effective == nil {
 		out.effective = map[string]any{}
+	}
+}
+
+// replaceForImmutable turns changed immutable fields into a replacement in
+// replace mode, and reports whether it did.
+func replaceForImmutable(in checkInput, res *engine.Result, who string, out *checkOutput) bool {
+	if !in.hasPrevious || in.immutableMode != immutableModeReplace {
+		return false
+	}
+	var names []string
+	for _, p := range res.Problems {
+		if p.Kind == engine.KindImmutable {
+			names = append(names, "settings."+p.Path.String())
+		}
+	}
+	if len(names) == 0 {
+		return false
+	}
+	sort.Strings(names)
+	out.replace = true
+	out.diags.AddAttributeWarning(path.Root("settings"), "Immutable settings changed: the Application will be replaced",
+		fmt.Sprintf("%s: %s %s x-deckhouse-immutable, and immutable_field_change = \"replace\", so the Application is deleted and created again with the new settings.",
+			who, strings.Join(names, ", "), pluralVerb(len(names))))
+	return true
+}
+
+// grantPaths lists the key paths of the fields bound to a project grant
+// (x-deckhouse-grantable-resource), outside arrays and maps.
+func grantPaths(fields []engine.Field) [][]string {
+	var out [][]string
+	for _, f := range fields {
+		if f.GrantableResource == "" {
+			continue
+		}
+		var keys []string
+		for _, seg := range f.Path {
+			if seg.IsIndex || seg.Key == "*" {
+				keys = nil
+				break
+			}
+			keys = append(keys, seg.Key)
+		}
+		if keys != nil {
+			out = append(out, keys)
+		}
 	}
 	return out
 }
@@ -279,9 +338,12 @@ func problemInSensitive(settings, sensitive any, p engine.Path) bool {
 }
 
 // checkReferents warns when a field with x-deckhouse-ui-resource-name names
-// an object that does not exist (yet) in the namespace.
-func (r *Resource) checkReferents(ctx context.Context, cl *dpclient.Client, namespace string, fields []engine.Field, effective map[string]any) diag.Diagnostics {
+// an object that does not exist (yet) in the namespace. A name given in
+// sensitive_settings is not looked up: a GET would carry it in its URL,
+// which the API server's audit log and debug logs record.
+func (r *Resource) checkReferents(ctx context.Context, cl *dpclient.Client, in checkInput, fields []engine.Field, effective map[string]any) diag.Diagnostics {
 	var diags diag.Diagnostics
+	namespace := in.namespace
 	for _, f := range fields {
 		if f.ResourceName == nil || f.ResourceName.Kind == "" {
 			continue
@@ -304,6 +366,12 @@ func (r *Resource) checkReferents(ctx context.Context, cl *dpclient.Client, name
 			continue
 		}
 		field := "settings." + f.Path.String()
+		if in.sensitive != nil && problemInSensitive(in.settings, in.sensitive, f.Path) {
+			diags.AddAttributeWarning(path.Root("sensitive_settings"), "Referenced object not checked",
+				fmt.Sprintf("sensitive_settings.%s names a %s (x-deckhouse-ui-resource-name); the plan does not look it up, since "+
+					"the request would carry the name in its URL, which API server audit logs and debug logs record.", f.Path.String(), f.ResourceName.Kind))
+			continue
+		}
 		got, err := cl.Referent(ctx, f.ResourceName.APIVersion, f.ResourceName.Kind, namespace, name)
 		if err != nil {
 			diags.AddAttributeWarning(path.Root("settings"), "Referenced object not checked",
@@ -342,16 +410,57 @@ func selectorFrom(m map[string]any) (labels.Selector, error) {
 
 // skippedByDocument reports the checks skipped for unknown values, at
 // settings or sensitive_settings depending on where the unknown value is.
+// Checks skipped for an unknown previous value (a path written from
+// sensitive_settings, see previous.go) have their own words: that value is
+// never known to the provider, not even at apply.
 func skippedByDocument(in checkInput, skipped []engine.Skipped) diag.Diagnostics {
 	var inSettings, inSensitive []engine.Skipped
+	previous := map[string][]string{}
+	var previousOrder []engine.Path
 	for _, s := range skipped {
-		if in.sensitive != nil && problemInSensitive(in.settings, in.sensitive, s.Unknown) {
+		switch {
+		case s.Document == engine.DocPreviousSettings:
+			key := s.Unknown.String()
+			if _, seen := previous[key]; !seen {
+				previousOrder = append(previousOrder, s.Unknown)
+			}
+			previous[key] = append(previous[key], s.Check)
+		case in.sensitive != nil && problemInSensitive(in.settings, in.sensitive, s.Unknown):
 			inSensitive = append(inSensitive, s)
-		} else {
+		default:
 			inSettings = append(inSettings, s)
 		}
 	}
 	diags := diagnostics.Skipped(path.Root("settings"), inSettings, in.required)
 	diags.Append(diagnostics.Skipped(path.Root("sensitive_settings"), inSensitive, in.required)...)
+	for _, p := range previousOrder {
+		rootName := "settings"
+		if in.sensitive != nil && problemInSensitive(in.settings, in.sensitive, p) {
+			rootName = "sensitive_settings"
+		}
+		where := diagnostics.AttributePath(path.Root(rootName), p)
+		name := rootName + "." + p.String()
+		summary := "Not checked at plan: the previous value of " + name + " is not known"
+		detail := fmt.Sprintf("%s was written from sensitive_settings, whose values the provider never keeps, so these update "+
+			"checks cannot compare with its previous value: %s. DP's webhook runs them when the Application is written.",
+			name, strings.Join(uniqueStrings(previous[p.String()]), "; "))
+		if in.required {
+			diags.AddAttributeError(where, summary, detail+` plan_checks = "required" makes this an error: use plan_checks = "best_effort" to leave them to DP.`)
+		} else {
+			diags.AddAttributeWarning(where, summary, detail)
+		}
+	}
 	return diags
+}
+
+func uniqueStrings(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -143,7 +143,15 @@ func (r *Resource) prepareWrite(ctx context.Context, plan, prior *applicationMod
 	repoUnresolved := plan.PackageRepositoryName.IsUnknown() || plan.PackageRepositoryName.IsNull()
 	effectiveUnknown := !fullyKnown(ctx, plan.EffectiveSettings)
 	if repoUnresolved || effectiveUnknown || wr.sensitive != nil {
-		out := r.checkAtApply(ctx, cl, checkInputFromModel(plan, prior, settings, wr.sensitive))
+		ci := checkInputFromModel(plan, prior, settings, wr.sensitive)
+		if prior != nil && priv.Imported {
+			if err := previousFromCluster(ctx, cl, &ci); err != nil {
+				diags.AddError("Cannot read "+wr.who, "The update checks after an import compare with the settings DP applied last: "+err.Error()+".")
+				return nil, diags
+			}
+			wr.secrets = newRedactor(wr.sensitive, ci.previous)
+		}
+		out := r.checkAtApply(ctx, cl, ci)
 		wr.declared = out.declared
 		wr.secrets = wr.secrets.WithKeys(undeclaredKeys(wr.sensitive, out.declared))
 		diags.Append(wr.secrets.Diagnostics(out.diags)...)

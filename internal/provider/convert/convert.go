@@ -91,6 +91,12 @@ func (c *converter) value(v attr.Value) (any, error) {
 	case basetypes.ListValue:
 		return c.array(x.Elements())
 	case basetypes.SetValue:
+		if c.unknown != nil && !fullyKnown(x) {
+			// An unknown element may turn out equal to another and
+			// collapse: even the set's length is unknown.
+			c.known = false
+			return c.unknown, nil
+		}
 		return c.array(x.Elements())
 	case basetypes.TupleValue:
 		return c.array(x.Elements())
@@ -247,4 +253,10 @@ func JSONTypeName(v any) string {
 	default:
 		return "number"
 	}
+}
+
+// fullyKnown reports whether v holds no unknown part.
+func fullyKnown(v attr.Value) bool {
+	tv, err := v.ToTerraformValue(context.Background())
+	return err == nil && tv.IsFullyKnown()
 }
