@@ -22,8 +22,11 @@
 # link to a reused binary. Each choice is printed with its reason.
 #
 # What fits (checked by running `<binary> --version`):
-#   - tofu: OpenTofu or Terraform 1.x, at least 1.11: write-only attributes
-#     (sensitive_settings) need 1.11 in both.
+#   - tofu: OpenTofu or Terraform 1.x, at least 1.12. Users need 1.11
+#     (write-only sensitive_settings); the tests and the docs need more: the
+#     import-by-identity example and tfplugindocs' reading of the resource
+#     identity schema need 1.12 in both. A CLI older than that is skipped with
+#     that reason, and the pinned OpenTofu is built instead.
 #   - kube-apiserver: Kubernetes 1.<m-3> to 1.<m+1>, m being the pinned minor
 #     (1.31 to 1.35 for the pinned 1.34): client-go and controller-runtime are
 #     pinned to m, Kubernetes keeps API compatibility across that window, and a
@@ -47,7 +50,7 @@ KUBE_VERSION="${KUBE_VERSION:-v1.34.4}"
 ETCD_VERSION="${ETCD_VERSION:-v3.6.16}"
 
 # The versions that fit (see above), as major and minor bounds.
-TOFU_MIN_MINOR=11
+TOFU_MIN_MINOR=12
 KUBE_PINNED_MINOR=$(cut -d. -f2 <<<"$KUBE_VERSION")
 KUBE_MIN_MINOR=$((KUBE_PINNED_MINOR - 3))
 KUBE_MAX_MINOR=$((KUBE_PINNED_MINOR + 1))
@@ -113,7 +116,7 @@ fits() {
   read -r maj min _patch <<<"$(semver "$FOUND")"
   case "$tool" in
     tofu)
-      WHY="needs OpenTofu or Terraform 1.x, at least 1.$TOFU_MIN_MINOR"
+      WHY="needs OpenTofu or Terraform 1.x, at least 1.$TOFU_MIN_MINOR (resource identity, used by the tests and the docs)"
       [[ "$maj" -eq 1 && "$min" -ge "$TOFU_MIN_MINOR" ]] ;;
     kube-apiserver)
       WHY="needs Kubernetes 1.$KUBE_MIN_MINOR to 1.$KUBE_MAX_MINOR"

@@ -172,10 +172,22 @@ func TestBootstrap_ChoosesEachTool(t *testing.T) {
 			name: "terraform on PATH when tofu is too old",
 			setup: func(s *sandbox) {
 				s.stub(filepath.Join(s.path, "tofu"), "OpenTofu v1.9.1")
-				s.stub(filepath.Join(s.path, "terraform"), "Terraform v1.11.4", "on linux_amd64")
+				s.stub(filepath.Join(s.path, "terraform"), "Terraform v1.12.2", "on linux_amd64")
 			},
 			tool: "tofu",
 			want: func(s *sandbox) string { return "reuse " + filepath.Join(s.path, "terraform") },
+		},
+		{
+			name:  "terraform 1.11 knows no resource identity and is not reused",
+			setup: func(s *sandbox) { s.stub(filepath.Join(s.path, "terraform"), "Terraform v1.11.4", "on linux_amd64") },
+			tool:  "tofu",
+			want:  func(*sandbox) string { return "build " + pinTofu },
+		},
+		{
+			name:  "opentofu 1.11 knows no resource identity and is not reused",
+			setup: func(s *sandbox) { s.stub(filepath.Join(s.path, "tofu"), "OpenTofu v1.11.3") },
+			tool:  "tofu",
+			want:  func(*sandbox) string { return "build " + pinTofu },
 		},
 		{
 			name:  "terraform 1.10 lacks write-only attributes",
@@ -201,7 +213,7 @@ func TestBootstrap_ChoosesEachTool(t *testing.T) {
 		{
 			name: "DECKHOUSE_TOFU may be a command name",
 			setup: func(s *sandbox) {
-				s.stub(filepath.Join(s.path, "terraform"), "Terraform v1.11.0")
+				s.stub(filepath.Join(s.path, "terraform"), "Terraform v1.12.0")
 				s.env["DECKHOUSE_TOFU"] = "terraform"
 			},
 			tool: "tofu",
@@ -358,8 +370,9 @@ func TestBootstrap_ReasonsArePrinted(t *testing.T) {
 		t.Fatal(err, stderr)
 	}
 	for _, want := range []string{
-		"not using " + filepath.Join(s.path, "tofu") + ", found on PATH: OpenTofu v1.10.7: needs OpenTofu or Terraform 1.x, at least 1.11",
-		"tofu: " + filepath.Join(s.path, "terraform") + " (Terraform v1.11.4), found on PATH",
+		"not using " + filepath.Join(s.path, "tofu") + ", found on PATH: OpenTofu v1.10.7: needs OpenTofu or Terraform 1.x, at least 1.12",
+		"not using " + filepath.Join(s.path, "terraform") + ", found on PATH: Terraform v1.11.4: needs OpenTofu or Terraform 1.x, at least 1.12 (resource identity",
+		"tofu: would build the pinned " + pinTofu,
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("log lacks %q:\n%s", want, stderr)
@@ -375,7 +388,7 @@ func TestBootstrap_LinksTheChosenBinariesIntoBin(t *testing.T) {
 	s := newSandbox(t)
 	delete(s.env, "DECKHOUSE_BOOTSTRAP_DRY_RUN")
 	bin := filepath.Join(s.cache, "bin")
-	terraform := s.stub(filepath.Join(s.path, "terraform"), "Terraform v1.11.4")
+	terraform := s.stub(filepath.Join(s.path, "terraform"), "Terraform v1.12.2")
 	s.stub(filepath.Join(bin, "tofu"), "OpenTofu v1.9.0") // a stale build
 	s.stub(filepath.Join(bin, "etcd"), "etcd Version: 3.6.16")
 	assets := filepath.Join(s.root, "assets")

@@ -57,6 +57,13 @@ EOF
   # tfplugindocs finds the schema under "<name>" or "registry.terraform.io/hashicorp/<name>".
   sed -E "s#\"registry\.(opentofu\.org|terraform\.io)/deckhouse/$NAME\":#\"$NAME\":#" "$WORK/raw.json" >"$1"
   grep -q "\"$NAME\":" "$1" || { echo "provider schema for $NAME not found in the output of $TOFU" >&2; exit 1; }
+  # A CLI without resource identity (Terraform or OpenTofu before 1.12) reads a
+  # schema without it, and tfplugindocs then refuses the identity import
+  # example: say so instead of letting that error speak.
+  grep -q '"resource_identity_schemas"' "$1" || {
+    echo "$TOFU ($("$TOFU" version 2>/dev/null | head -n1)) reads no resource identity schema: the docs need OpenTofu or Terraform 1.12 or later (make tools-which)" >&2
+    exit 1
+  }
 }
 
 validate() {

@@ -40,20 +40,32 @@ func TestCache_ConcurrentCallersShareOneRead(t *testing.T) {
 	}
 }
 
-func TestCache_ErrorsAreNotCached(t *testing.T) {
+// A failed read answers the callers of its key for snapshotMaxAge, then
+// the key is read again.
+func TestCache_ErrorsAreRememberedForTheSnapshotAge(t *testing.T) {
 	c := NewForInterfaces(nil, nil, Options{})
 	fail := true
+	calls := 0
 	fetch := func(context.Context) (any, error) {
+		calls++
 		if fail {
 			return nil, errors.New("connection refused")
 		}
 		return 1, nil
 	}
-	if _, err := c.cached(context.Background(), "k", fetch); err == nil {
-		t.Fatal("want the error")
+	for range 3 {
+		if _, err := c.cached(context.Background(), "k", fetch); err == nil {
+			t.Fatal("want the error")
+		}
+	}
+	if calls != 1 {
+		t.Fatalf("%d fetches for three reads of a failed key, want 1", calls)
 	}
 	fail = false
+	c.mu.Lock()
+	c.entries["k"] = failedRead{err: errors.New("old"), at: time.Now().Add(-snapshotMaxAge)}
+	c.mu.Unlock()
 	if v, err := c.cached(context.Background(), "k", fetch); err != nil || v != 1 {
-		t.Fatalf("get after a failure = %v, %v", v, err)
+		t.Fatalf("get after the failure expired = %v, %v", v, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/http"
 	"sync"
 	"time"
 
@@ -22,9 +23,11 @@ const DefaultReadTimeout = 60 * time.Second
 
 // Options of a Client.
 type Options struct {
-	// ReadTimeout bounds every read (GET, LIST) made for a plan or a refresh,
-	// each request on its own. Watches are not bounded by it: they end with
-	// the operation's deadline. Zero means DefaultReadTimeout.
+	// ReadTimeout bounds every request on its own: each read (GET, LIST)
+	// and each attempt of a write. Watches are not bounded by it: they end
+	// with the operation's deadline. A request that runs it out with no
+	// answer trips the client's verdict (UnreachableError). Zero means
+	// DefaultReadTimeout.
 	ReadTimeout time.Duration
 	// Log receives one line per notable event of a long operation (a
 	// condition that changed during a wait, a retried request). Nil discards.
@@ -46,12 +49,24 @@ type Client struct {
 	entries map[string]any
 	reads   map[string]int
 	apps    *applicationReads
-	creates *applicationReads // existence checks of creates; not dropped by writes
+	creates *applicationReads // existence checks of creates
+	outage  *outage           // the verdict on the API server
+	claims  *claims           // the namespace/names this process creates
 }
 
 // New builds a client from a REST configuration without contacting the API
 // server.
+//
+// Every request of the client goes through its verdict on the API server
+// (see UnreachableError): once a request has ended at its deadline with no
+// answer, or the server cannot be reached, later requests fail at once.
 func New(cfg *rest.Config, opts Options) (*Client, error) {
+	if opts.ReadTimeout <= 0 {
+		opts.ReadTimeout = DefaultReadTimeout
+	}
+	o := newOutage(cfg.Host, opts.ReadTimeout)
+	cfg = rest.CopyConfig(cfg)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &guard{next: rt, outage: o} })
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("building the Kubernetes client: %w", err)
@@ -66,6 +81,7 @@ func New(cfg *rest.Config, opts Options) (*Client, error) {
 	}
 	c := NewForInterfaces(dyn, md, opts)
 	c.cfg = rest.CopyConfig(cfg)
+	c.outage = o
 	c.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
 	return c, nil
 }
@@ -78,8 +94,13 @@ func NewForInterfaces(dyn dynamic.Interface, md metadata.Interface, opts Options
 		opts.ReadTimeout = DefaultReadTimeout
 	}
 	return &Client{dyn: dyn, meta: md, opts: opts, entries: map[string]any{}, reads: map[string]int{},
-		apps: newApplicationReads(appSource{dyn: dyn}), creates: newApplicationReads(appSource{dyn: dyn, meta: md})}
+		apps: newApplicationReads(appSource{dyn: dyn}, opts.ReadTimeout), creates: newApplicationReads(appSource{dyn: dyn, meta: md}, opts.ReadTimeout),
+		outage: newOutage("", opts.ReadTimeout), claims: newClaims()}
 }
+
+// Unreachable returns the client's verdict on the API server: nil while it
+// answers (or has not been asked yet).
+func (c *Client) Unreachable() *UnreachableError { return c.outage.get() }
 
 // Dynamic returns the dynamic client.
 func (c *Client) Dynamic() dynamic.Interface { return c.dyn }
@@ -112,26 +133,30 @@ func (c *Client) Reads() map[string]int {
 }
 
 // cached returns the cached value of key or computes it once with fetch.
-// Concurrent callers of one key share one request; errors are not cached.
+// Concurrent callers of one key share one request. A value is kept for the
+// life of the client; an error for snapshotMaxAge, as long as a namespace
+// snapshot answers reads: callers in that window get the same error without
+// a request of their own.
 func (c *Client) cached(ctx context.Context, key string, fetch func(context.Context) (any, error)) (any, error) {
-	c.mu.Lock()
-	if v, ok := c.entries[key]; ok {
-		c.mu.Unlock()
-		return v, nil
+	if v, err, ok := c.lookup(key); ok {
+		return v, err
 	}
-	c.mu.Unlock()
 	v, err, _ := c.group.Do(key, func() (any, error) {
-		c.mu.Lock()
-		if v, ok := c.entries[key]; ok {
-			c.mu.Unlock()
-			return v, nil
+		if v, err, ok := c.lookup(key); ok {
+			return v, err
 		}
+		c.mu.Lock()
 		c.reads[key]++
 		c.mu.Unlock()
 		rctx, cancel := c.readCtx(ctx)
 		defer cancel()
 		v, err := fetch(rctx)
 		if err != nil {
+			if ctx.Err() == nil { // not the caller's own cancellation
+				c.mu.Lock()
+				c.entries[key] = failedRead{err: err, at: time.Now()}
+				c.mu.Unlock()
+			}
 			return nil, err
 		}
 		c.mu.Lock()
@@ -139,5 +164,29 @@ func (c *Client) cached(ctx context.Context, key string, fetch func(context.Cont
 		c.mu.Unlock()
 		return v, nil
 	})
-	return v, err
+	return v, c.outage.shareVerdict(err)
+}
+
+// failedRead is a cached error.
+type failedRead struct {
+	err error
+	at  time.Time
+}
+
+// lookup returns the cached value or error of key.
+func (c *Client) lookup(key string) (any, error, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.entries[key]
+	if !ok {
+		return nil, nil, false
+	}
+	if f, failed := v.(failedRead); failed {
+		if time.Since(f.at) < snapshotMaxAge {
+			return nil, f.err, true
+		}
+		delete(c.entries, key)
+		return nil, nil, false
+	}
+	return v, nil, true
 }

@@ -60,6 +60,10 @@ type Config struct {
 	// InCluster is where the in-cluster configuration is read from; the zero
 	// value reads the pod's own service account and environment.
 	InCluster InClusterSource
+
+	// Getenv reads KUBECONFIG, the fallback used when nothing else names a
+	// cluster; nil means os.Getenv.
+	Getenv func(string) string
 }
 
 // ExecConfig is a client-go credential plugin, as in a kubeconfig's exec
@@ -119,7 +123,8 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 
 // Named reports whether the configuration names a cluster itself (a
 // kubeconfig file or a host). When it does not, RESTConfig falls back to the
-// in-cluster configuration.
+// kubeconfig files of KUBECONFIG, as kubectl does, then to the in-cluster
+// configuration.
 func (c *Config) Named() bool {
 	return len(c.ConfigPaths) > 0 || c.Host != ""
 }
@@ -149,6 +154,9 @@ func (c *Config) RESTConfig() (*rest.Config, error) {
 func (c *Config) restConfig() (*rest.Config, error) {
 	overrides := c.overrides()
 	if !c.Named() {
+		if paths := c.kubeconfigEnv(); len(paths) > 0 {
+			return c.fromFiles(paths, "KUBECONFIG ", overrides)
+		}
 		base, err := c.inCluster()
 		if err != nil {
 			return nil, err
@@ -159,14 +167,36 @@ func (c *Config) restConfig() (*rest.Config, error) {
 		// Only explicit settings: build from an empty kubeconfig.
 		return clientConfig(clientcmd.NewDefaultClientConfig(*clientcmdapi.NewConfig(), overrides))
 	}
-	paths := make([]string, len(c.ConfigPaths))
-	for i, p := range c.ConfigPaths {
+	return c.fromFiles(c.ConfigPaths, "", overrides)
+}
+
+// kubeconfigEnv is the list of files KUBECONFIG names (separated like PATH),
+// empty entries dropped.
+func (c *Config) kubeconfigEnv() []string {
+	getenv := c.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var paths []string
+	for _, p := range filepath.SplitList(getenv("KUBECONFIG")) {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	return paths
+}
+
+// fromFiles builds the configuration from kubeconfig files merged in order;
+// source names where the list came from in the error of a missing file.
+func (c *Config) fromFiles(files []string, source string, overrides *clientcmd.ConfigOverrides) (*rest.Config, error) {
+	paths := make([]string, len(files))
+	for i, p := range files {
 		p, err := expandHome(p)
 		if err != nil {
 			return nil, err
 		}
 		if _, err := os.Stat(p); err != nil {
-			return nil, fmt.Errorf("reading the kubeconfig file %q: %w", p, err)
+			return nil, fmt.Errorf("reading the %skubeconfig file %q: %w", source, p, err)
 		}
 		paths[i] = p
 	}
@@ -246,8 +276,8 @@ func (c *Config) inCluster() (*clientcmdapi.Config, error) {
 	}
 	host, port := getenv("KUBERNETES_SERVICE_HOST"), getenv("KUBERNETES_SERVICE_PORT")
 	if host == "" || port == "" {
-		return nil, fmt.Errorf("%w: no kubeconfig file and no host are set, and this is not a Kubernetes pod "+
-			"(KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set)", ErrNoCluster)
+		return nil, fmt.Errorf("%w: no kubeconfig file and no host are set, KUBECONFIG is not set either, and this "+
+			"is not a Kubernetes pod (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set)", ErrNoCluster)
 	}
 	cluster := clientcmdapi.NewCluster()
 	cluster.Server = "https://" + net.JoinHostPort(host, port)
@@ -255,7 +285,7 @@ func (c *Config) inCluster() (*clientcmdapi.Config, error) {
 	if !c.hasCredentials() {
 		tokenFile := filepath.Join(dir, "token")
 		if _, err := os.ReadFile(tokenFile); err != nil {
-			return nil, fmt.Errorf("%w: no kubeconfig file and no host are set, and the service account token of "+
+			return nil, fmt.Errorf("%w: no kubeconfig file and no host are set, KUBECONFIG is not set either, and the service account token of "+
 				"this pod cannot be read (is automountServiceAccountToken off?): %w", ErrNoCluster, err)
 		}
 		user.TokenFile = tokenFile

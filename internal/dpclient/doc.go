@@ -3,6 +3,30 @@
 // cache of cluster reads, the namespace reads that answer refreshes, and the
 // server-side apply, wait and delete of Applications.
 //
+// # An API server that does not answer
+//
+// Each Client keeps one verdict on its API server for the life of the
+// process (outage.go). Its transport trips it when a request ends at its
+// deadline with no response at all, when connections have been refused for
+// refusedWindow (longer than a restart takes), or when the configuration
+// cannot reach the server (a host name that does not resolve, a certificate
+// that does not verify). From then on the requests still waiting end with
+// the verdict, and every new request fails at once without being sent
+// (NotSentError): a run against a hung server costs one request deadline,
+// not one per read. Answers never trip it, however slow or whatever their
+// status: a 429 or a 5xx is the server talking, and is retried.
+//
+// # Writes
+//
+// Client.Write is the one write protocol of Applications: the claim of a
+// create's namespace/name in this process, the existence check, the
+// server-side apply with retries, the wait, and the pending-create mark,
+// with an Outcome (NotSent, Rejected, MayHaveLanded, Applied) that says what
+// the cluster may hold. Errors are classified as client-go's retries judge
+// them (errors.go): what may have landed is a request sent without an answer
+// or answered 500, 502, 503 or 504; a refused connection, a name that does
+// not resolve, a failed TLS handshake and the verdict never sent anything.
+//
 // It imports nothing from Terraform: the framework adapter in
 // internal/provider turns its results and errors into diagnostics.
 package dpclient

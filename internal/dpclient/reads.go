@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/singleflight"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -25,56 +26,81 @@ const (
 	snapshotPageSize = 500
 )
 
-// applicationReads serves the refresh reads of Applications for one
-// configured provider. A refresh reads every Application of the state, and
-// one LIST of a namespace costs the API server and the provider far less than
-// a GET per Application. The first read in a namespace is a GET, so a state
-// with one Application per namespace never lists; from the second read on,
-// one LIST of the namespace (consistent, like a GET) answers the reads for
-// snapshotMaxAge. A write of the provider in a namespace drops its snapshot;
-// after a failed LIST the namespace is read with GETs.
+// applicationReads serves the reads of Applications for one configured
+// provider. A refresh reads every Application of the state, and one LIST of
+// a namespace costs the API server and the provider far less than a GET per
+// Application. The first read in a namespace is a GET, so a state with one
+// Application per namespace never lists; from the second read on, one LIST
+// of the namespace (consistent, like a GET) answers the reads for
+// snapshotMaxAge. Concurrent GETs of one Application share one request.
+//
+// A failed read is remembered as long as a good one: for snapshotMaxAge
+// every read of the namespace gets its error, and no fallback request (a GET
+// after a failed LIST, a LIST after a failed GET) spends a second deadline
+// against a server that has just run one out. Only a LIST the server
+// refuses (RBAC without list) leaves the namespace to GETs. A write or
+// delete of this provider marks the name in the snapshot stale: its next
+// read is a GET.
 type applicationReads struct {
-	src appSource
-	mu  sync.Mutex
-	ns  map[string]*namespaceReads
+	src     appSource
+	timeout time.Duration // of each request; 0: none
+	gets    singleflight.Group
+	mu      sync.Mutex
+	ns      map[string]*namespaceReads
 }
 
 type namespaceReads struct {
 	asked  int
 	snap   *appSnapshot
-	noList bool // a LIST failed (RBAC without list, for one): GETs only
+	noList bool // the server refused a LIST (RBAC without list, for one): GETs only
 }
 
-// appSnapshot is one LIST of a namespace; its fields are set before done closes.
+// appSnapshot is one LIST of a namespace, or the failure of a read in it;
+// items, err and taken are set before done closes.
 type appSnapshot struct {
 	done  chan struct{}
 	taken time.Time
 	items map[string]*unstructured.Unstructured
 	err   error
+	stale map[string]bool // names this provider wrote or deleted since: read with a GET
 }
 
-// usable reports whether the snapshot is being taken, or was taken without
-// error less than snapshotMaxAge ago.
+// usable reports whether the snapshot is being taken, or was taken (or
+// failed) less than snapshotMaxAge ago.
 func (s *appSnapshot) usable(now time.Time) bool {
 	select {
 	case <-s.done:
-		return s.err == nil && now.Sub(s.taken) < snapshotMaxAge
+		return now.Sub(s.taken) < snapshotMaxAge
 	default:
 		return true
 	}
 }
 
-func newApplicationReads(src appSource) *applicationReads {
-	return &applicationReads{src: src, ns: map[string]*namespaceReads{}}
+func failedSnapshot(err error) *appSnapshot {
+	s := &appSnapshot{done: make(chan struct{}), taken: time.Now(), err: err}
+	close(s.done)
+	return s
+}
+
+func newApplicationReads(src appSource, timeout time.Duration) *applicationReads {
+	return &applicationReads{src: src, timeout: timeout, ns: map[string]*namespaceReads{}}
+}
+
+// requestCtx bounds one request by the read timeout. Callers waiting on a
+// shared request are not: they share its outcome.
+func (a *applicationReads) requestCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	if a.timeout <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, a.timeout)
 }
 
 // GetApplication returns the Application namespace/name for a refresh (a
 // NotFound error when it does not exist), each request bounded by the read
 // timeout. The object is shared: callers must not modify it.
 func (c *Client) GetApplication(ctx context.Context, namespace, name string) (*unstructured.Unstructured, error) {
-	ctx, cancel := c.readCtx(ctx)
-	defer cancel()
 	obj, err := c.apps.get(ctx, namespace, name)
+	err = c.outage.shareVerdict(err)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return nil, &ReadError{What: fmt.Sprintf("Application %s/%s", namespace, name), Err: err}
 	}
@@ -102,25 +128,26 @@ func (a *applicationReads) get(ctx context.Context, namespace, name string) (*un
 	a.mu.Unlock()
 
 	if s == nil {
-		return a.src.get(ctx, namespace, name)
+		return a.getOne(ctx, r, namespace, name)
 	}
 	if take {
-		s.items, s.err = a.src.list(ctx, namespace)
-		s.taken = time.Now()
-		close(s.done)
-		if s.err != nil && ctx.Err() == nil {
-			a.mu.Lock()
-			r.noList = true
-			a.mu.Unlock()
-		}
+		a.take(ctx, r, s, namespace)
 	}
 	select {
 	case <-s.done:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	if s.err != nil {
-		return a.src.get(ctx, namespace, name)
+	a.mu.Lock()
+	stale := s.stale[name]
+	a.mu.Unlock()
+	switch {
+	case s.err != nil && listRefused(s.err):
+		return a.getOne(ctx, r, namespace, name)
+	case s.err != nil:
+		return nil, s.err
+	case stale:
+		return a.getOne(ctx, r, namespace, name)
 	}
 	if obj, ok := s.items[name]; ok {
 		return obj, nil
@@ -128,13 +155,65 @@ func (a *applicationReads) get(ctx context.Context, namespace, name string) (*un
 	return nil, apierrors.NewNotFound(dpapi.ApplicationGVR.GroupResource(), name)
 }
 
-// forget drops the snapshot of a namespace the provider wrote to.
-func (a *applicationReads) forget(namespace string) {
+// take LISTs the namespace into s.
+func (a *applicationReads) take(ctx context.Context, r *namespaceReads, s *appSnapshot, namespace string) {
+	rctx, cancel := a.requestCtx(ctx)
+	items, err := a.src.list(rctx, namespace)
+	cancel()
+	// Under the lock: a GET of the namespace may look at s.err while the
+	// LIST is in flight (getOne); readers that wait on s.done need no lock.
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	if r := a.ns[namespace]; r != nil {
+	s.items, s.err, s.taken = items, err, time.Now()
+	switch {
+	case s.err != nil && listRefused(s.err):
+		r.noList = true
+	case s.err != nil && ctx.Err() != nil && r.snap == s:
+		// The caller's own deadline or cancellation: not the server's answer.
 		r.snap = nil
 	}
+	a.mu.Unlock()
+	close(s.done)
+}
+
+// listRefused reports whether the server refused a LIST it would answer as
+// GETs (RBAC with get and without list).
+func listRefused(err error) bool {
+	return apierrors.IsForbidden(err) || apierrors.IsMethodNotSupported(err)
+}
+
+// getOne GETs one Application; concurrent reads of it share the request,
+// and a failure answers the namespace's reads for snapshotMaxAge.
+func (a *applicationReads) getOne(ctx context.Context, r *namespaceReads, namespace, name string) (*unstructured.Unstructured, error) {
+	v, err, _ := a.gets.Do(namespace+"/"+name, func() (any, error) {
+		rctx, cancel := a.requestCtx(ctx)
+		obj, err := a.src.get(rctx, namespace, name)
+		cancel()
+		if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
+			a.mu.Lock()
+			if r.snap == nil || r.snap.err == nil {
+				r.snap = failedSnapshot(err)
+			}
+			a.mu.Unlock()
+		}
+		return obj, err
+	})
+	obj, _ := v.(*unstructured.Unstructured)
+	return obj, err
+}
+
+// invalidate marks namespace/name stale after this provider wrote or
+// deleted it: the snapshot no longer answers for it.
+func (a *applicationReads) invalidate(namespace, name string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r := a.ns[namespace]
+	if r == nil || r.snap == nil {
+		return
+	}
+	if r.snap.stale == nil {
+		r.snap.stale = map[string]bool{}
+	}
+	r.snap.stale[name] = true
 }
 
 // appSource reads the Applications of a namespace: in full through dyn, or

@@ -54,7 +54,7 @@ func (c *requestCounter) take() map[string]int {
 }
 
 // Refresh reads: the first in a namespace is a GET, the next ones share one
-// LIST, a missing Application is NotFound, a write drops the snapshot, and
+// LIST, a missing Application is NotFound, a write makes its name stale, and
 // a forbidden LIST leaves the namespace to GETs.
 func TestApplicationReads_OneListPerNamespaceAfterTheFirstRead(t *testing.T) {
 	ctx := context.Background()
@@ -88,7 +88,7 @@ func TestApplicationReads_OneListPerNamespaceAfterTheFirstRead(t *testing.T) {
 			if metadataOnly {
 				src.meta = md
 			}
-			reads := newApplicationReads(src)
+			reads := newApplicationReads(src, 0)
 			read := func(name string) error {
 				obj, err := reads.get(ctx, e.namespace, name)
 				if err == nil && obj.GetName() != name {
@@ -126,19 +126,24 @@ func TestApplicationReads_OneListPerNamespaceAfterTheFirstRead(t *testing.T) {
 			if got := counter.take(); len(got) != 0 {
 				t.Fatalf("read of an absent Application sent %v, want none", got)
 			}
-			reads.forget(e.namespace)
+			// A write of this provider makes the snapshot stale for that
+			// name only: its next read is a GET, the others stay answered.
+			reads.invalidate(e.namespace, "r1")
 			if err := read("r1"); err != nil {
 				t.Fatal(err)
 			}
-			if got := counter.take(); got["LIST"] != 1 {
-				t.Fatalf("read after a write: %v, want a new LIST", got)
+			if err := read("r2"); err != nil {
+				t.Fatal(err)
+			}
+			if got := counter.take(); got["GET"] != 1 || got["LIST"] != 0 {
+				t.Fatalf("reads after a write: %v, want one GET of the written name", got)
 			}
 
 			// Without the right to list, reads fall back to GETs after one try.
 			counter.mu.Lock()
 			counter.forbidList = true
 			counter.mu.Unlock()
-			reads = newApplicationReads(src)
+			reads = newApplicationReads(src, 0)
 			for _, name := range []string{"r0", "r1", "r2", "r3"} {
 				if err := read(name); err != nil {
 					t.Fatal(err)

@@ -28,19 +28,11 @@ const (
 )
 
 // TerminalReasons are the reasons of a False condition that end a wait at
-// once: DP will not get further without a change of the Application or of
-// the cluster. Other reasons (Pending, DownloadFailed, Installing, ...) are
-// DP still working or retrying, and the wait goes on until the deadline.
-var TerminalReasons = []string{"SettingsInvalid", "HookFailed", "RequirementsUnmet"}
+// once (dpapi.TerminalReasons says which and why); other reasons are DP
+// still working or retrying, and the wait goes on until the deadline.
+var TerminalReasons = dpapi.TerminalReasons
 
-func terminal(reason string) bool {
-	for _, r := range TerminalReasons {
-		if r == reason {
-			return true
-		}
-	}
-	return false
-}
+func terminal(reason string) bool { return dpapi.Terminal(reason) }
 
 // Backoff between attempts of a retried request or watch: capped exponential
 // with full jitter.
@@ -56,7 +48,7 @@ func (b *Backoff) Next() time.Duration {
 		d = b.Max
 	}
 	b.attempt++
-	return d/2 + rand.N(d/2+1) //nolint:gosec // jitter, not security
+	return d/2 + rand.N(d/2+1) // jitter, not security
 }
 
 // Reset starts over after progress.
@@ -228,8 +220,9 @@ func (c *Client) Wait(ctx context.Context, obj *unstructured.Unstructured, opts 
 	rv := obj.GetResourceVersion()
 	var lastErr error
 	end := func(err error) (*unstructured.Unstructured, error) {
-		if ctx.Err() != nil {
-			werr := &WaitError{Condition: opts.Condition, Timeout: errors.Is(ctx.Err(), context.DeadlineExceeded), Summary: StatusSummary(last)}
+		if ctx.Err() != nil || rateLimited(err) {
+			// The rate limiter refuses to wait past the deadline: a timeout.
+			werr := &WaitError{Condition: opts.Condition, Timeout: rateLimited(err) || errors.Is(ctx.Err(), context.DeadlineExceeded), Summary: StatusSummary(last)}
 			if lastErr != nil {
 				werr.Err = fmt.Errorf("last error: %w", lastErr)
 			} else if !werr.Timeout {
@@ -275,7 +268,11 @@ func (c *Client) Wait(ctx context.Context, obj *unstructured.Unstructured, opts 
 			if v := VerdictOf(u, opts.Condition); v.Done || v.Failed {
 				return u, verdictErr(opts.Condition, v, u)
 			}
-			continue
+			// Watch again after the backoff: a server that answers every
+			// watch with 410 is not asked again at once.
+			err, events = nil, 0
+		case rateLimited(err):
+			return end(err)
 		case err != nil && !Transient(err) && !errors.As(err, &terr) && ctx.Err() == nil:
 			return last, fmt.Errorf("watching Application %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
 		}
@@ -398,11 +395,12 @@ func (c *Client) progress(ctx context.Context, first *unstructured.Unstructured,
 // getWithRetry reads one object, retrying transient errors until ctx ends.
 func (c *Client) getWithRetry(ctx context.Context, client dynamic.ResourceInterface, name string) (*unstructured.Unstructured, error) {
 	b := Backoff{Initial: 200 * time.Millisecond, Max: 5 * time.Second}
+	var r retries
 	for {
 		rctx, cancel := c.readCtx(ctx)
 		u, err := client.Get(rctx, name, metav1.GetOptions{})
 		cancel()
-		if err == nil || !Transient(err) || ctx.Err() != nil {
+		if err == nil || !r.again(err) || ctx.Err() != nil {
 			return u, err
 		}
 		if sleep(ctx, b.Next()) != nil {

@@ -36,6 +36,8 @@ type celRun struct {
 	// partial is set when the self or oldSelf documents hold Unknown
 	// values: rules that depend on them are skipped (see unknown.go).
 	partial *celPartial
+	// skipping holds the nodes on the current path of skipRules.
+	skipping map[*schemaNode]bool
 }
 
 // coversInvalid reports whether schema validation failed at path or below it.

@@ -482,3 +482,41 @@ properties:
 		t.Fatalf("without a schema problem the evaluation error must be reported, got %v", problemSummary(ps))
 	}
 }
+
+// TestOldSelf_BoundToPreviousRawSettings: oldSelf is the previous settings
+// as the user wrote them (no defaults), so a rule over a defaulted field
+// passes when the user never wrote it, as in DP.
+func TestOldSelf_BoundToPreviousRawSettings(t *testing.T) {
+	t.Parallel()
+	p := loadYAML(t, `
+type: object
+properties:
+  replicas:
+    type: integer
+    default: 3
+    x-deckhouse-validations:
+      - expression: "self >= oldSelf"
+        message: "replicas can only grow"
+`, "")
+	cases := []struct {
+		name   string
+		raw    any
+		hasRaw bool
+		want   int
+	}{
+		{"raw without the key: missing oldSelf passes", map[string]any{}, true, 0},
+		{"raw with a larger value", map[string]any{"replicas": 5}, true, 1},
+		{"raw null is an empty object", nil, true, 0},
+		{"no raw: oldSelf is Previous as given", nil, false, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res := p.Evaluate(Request{Settings: map[string]any{"replicas": 2}, Previous: map[string]any{"replicas": 3}, HasPrevious: true,
+				PreviousRaw: tc.raw, HasPreviousRaw: tc.hasRaw})
+			if len(res.Problems) != tc.want {
+				t.Fatalf("got %v", problemSummary(res.Problems))
+			}
+		})
+	}
+}

@@ -21,7 +21,12 @@
 //     expansion to maxAliasNodes nodes. Published schemas are JSON or YAML.
 //  2. $ref: local references (#/definitions/..., any #/ pointer) are inlined;
 //     keywords beside a $ref are laid over the target (so an x-deckhouse-*
-//     extension next to a $ref is kept). Cyclic, dangling and non-local
+//     extension next to a $ref is kept). A recursive reference (a
+//     definition that refers to itself, directly or through others) stays
+//     in place, as go-openapi leaves it in DP: the compiler and the schema
+//     nodes resolve it inside the root (the node graph then has a cycle, and
+//     every walk over it is driven by the value or enters a node once per
+//     path). A cycle of nothing but $refs, dangling and non-local
 //     references are errors.
 //  3. Tolerate: keyword values that DP (go-openapi's spec types) loads are
 //     rewritten into what DP evaluates, so a package DP loads loads here: a
@@ -77,12 +82,14 @@
 // the user wrote; but, as in DP's validator, go-openapi, an absent property
 // listed in required that declares a non-null default counts as present,
 // since the default will create it); then the effective settings are built
-// (schema defaults, project grant defaults, user settings; `default: null`
-// is no default) and grants checked; then, on update, oldSelf rules,
-// immutability and enum switches, on effective settings on both sides (with
-// Request.PreviousIsRaw the previous document is raw settings and gets the
-// schema defaults first); finally values (values.yaml defaults and hook
-// values, validated against the values schema). Package.ValidateValues
+// (settings.yaml defaults, then project grant defaults where a bound field
+// is still absent or "", creating missing parents, then user settings;
+// `default: null` is no default; bindings count only along properties) and
+// grants checked; then, on update, oldSelf rules (oldSelf = the previous
+// raw settings, Request.PreviousRaw), immutability (both sides with schema
+// defaults, unset grant paths dropped from the old side, a marked node
+// compared whole) and enum switches; finally values (values.yaml defaults
+// and hook values, validated against the values schema). Package.ValidateValues
 // checks a complete values document on its own, as DP does when a hook
 // changes values. A panic inside Evaluate or ValidateValues (a bug) becomes
 // one problem naming the package, never a crash.

@@ -17,12 +17,14 @@ import (
 //     reference oldSelf. As in DP's validator (go-openapi), an absent
 //     required property that declares a non-null default counts as present;
 //     a CEL rule sees only what the user wrote.
-//  3. Effective settings = settings.yaml defaults → project grant defaults →
-//     user settings (sources 1-3), and grantable values the user gave are
-//     checked against the project's catalog.
+//  3. Effective settings = settings.yaml defaults, then project grant
+//     defaults where a bound field is still absent or "", then user
+//     settings (sources 1-3); grantable values the user gave are checked
+//     against the project's catalog (grant.go).
 //  4. On update (HasPrevious): oldSelf rules (self = raw settings, oldSelf =
-//     previous effective settings), immutability and enum switches, both on
-//     effective settings against the previous effective settings.
+//     the previous raw settings, Request.PreviousRaw), immutability (both
+//     sides with schema defaults, immutable.go) and enum switches
+//     (update.go).
 //  5. Values = effective settings + values.yaml defaults for fields still
 //     unset + hook values deep-merged over them; when hook values are given
 //     the result is validated against the values schema including its CEL
@@ -30,9 +32,6 @@ import (
 //
 // Unknown values (see Unknown) make the evaluation partial: what depends on
 // them is skipped and listed in Result.Skipped, everything else is checked.
-// With PreviousIsRaw the previous settings get the settings schema defaults
-// before step 4, so both sides are effective settings.
-//
 // Problems are sorted by document, path, kind and message. Evaluate never
 // panics: inputs outside the JSON data model, or nested deeper than
 // maxValueDepth levels, become problems, and a panic inside (a bug) becomes
@@ -73,17 +72,13 @@ func (p *Package) Evaluate(req Request) (res *Result) {
 	var userCEL any
 	if p.settings.rules != nil {
 		userCEL = celView(user)
-		res.Problems = append(res.Problems, runRulesPartial(p.settings.rules, DocSettings, celWithoutOldSelf, userCEL, nil, false, schemaProblems, unknowns, nil, &res.Skipped)...)
+		res.Problems = append(res.Problems, celPass{node: p.settings.rules, doc: DocSettings, mode: celWithoutOldSelf, self: userCEL,
+			schemaProblems: schemaProblems, unknowns: unknowns, skipped: &res.Skipped}.run()...)
 	}
 
 	// 3. Effective settings and grants.
-	// Grant defaults sit between schema defaults and user values: injecting
-	// them after the merge, only where the user left the field missing or
-	// empty, gives the same result as merging the three sources in order.
 	eff := applyDefaults(p.settings.node, user)
-	var grantProblems []*Problem
-	(&grantWalk{cat: req.Catalog, out: &grantProblems}).walk(p.settings.node, eff, user, nil)
-	res.Problems = append(res.Problems, grantProblems...)
+	(&grantRun{cat: req.Catalog, problems: &res.Problems, warnings: &res.Warnings}).apply(p.settings.node, eff, user)
 	if partial {
 		res.Skipped = append(res.Skipped, grantSkips(p.settings.node, unknowns, req.Catalog)...)
 	}
@@ -91,48 +86,23 @@ func (p *Package) Evaluate(req Request) (res *Result) {
 
 	// 4. Update checks.
 	if req.HasPrevious {
-		prev, prevPartial, perr := normalizeDoc(req.Previous)
-		pm, isMap := prev.(map[string]any)
-		switch {
-		case perr != nil:
-			res.Problems = append(res.Problems, documentProblem(DocPreviousSettings, perr, "previous settings"))
-		case prev == Unknown{}:
-			root := unknownSet{Path{}}
-			if p.settings.rules != nil {
-				runRulesPartial(p.settings.rules, DocSettings, celWithOldSelf, userCEL, prev, true, nil, nil, root, &res.Skipped)
-			}
-			res.Skipped = append(res.Skipped, immutableSkips(p.settings.node, DocPreviousSettings, root, eff)...)
-			res.Skipped = append(res.Skipped, switchSkips(p.settings.node, DocPreviousSettings, root)...)
-		case !isMap:
-			res.Problems = append(res.Problems, &Problem{Document: DocPreviousSettings, Kind: KindType, Message: "previous settings must be an object", Rule: "type"})
-		default:
-			if req.PreviousIsRaw {
-				pm = applyDefaults(p.settings.node, pm)
-			}
-			var prevUnknowns unknownSet
-			if prevPartial {
-				prevUnknowns = findUnknowns(pm)
-			}
-			if p.settings.rules != nil {
-				res.Problems = append(res.Problems, runRulesPartial(p.settings.rules, DocSettings, celWithOldSelf, userCEL, celView(pm), true, schemaProblems, unknowns, prevUnknowns, &res.Skipped)...)
-			}
-			if partial || prevPartial {
-				res.Skipped = append(res.Skipped, immutableSkips(p.settings.node, DocSettings, unknowns, pm)...)
-				res.Skipped = append(res.Skipped, immutableSkips(p.settings.node, DocPreviousSettings, prevUnknowns, eff)...)
-				res.Skipped = append(res.Skipped, switchSkips(p.settings.node, DocSettings, unknowns)...)
-				res.Skipped = append(res.Skipped, switchSkips(p.settings.node, DocPreviousSettings, prevUnknowns)...)
-			}
-			(&immutableWalk{out: &res.Problems}).walk(p.settings.node, eff, true, pm, false, nil)
-			(&switchWalk{out: &res.Switches}).walk(p.settings.node, eff, pm, nil)
-			for _, sw := range res.Switches {
-				if sw.Impact == ImpactDestructive && !req.AllowDestructiveSwitch {
-					res.Problems = append(res.Problems, switchProblem(sw))
-				}
-			}
-		}
+		u := &update{p: p, req: req, res: res, user: user, userCEL: userCEL, schemaProblems: schemaProblems, unknowns: unknowns}
+		u.run()
 	}
 
 	// 5. Values.
+	p.evaluateValues(req, res, eff, partial)
+
+	sortProblems(res.Problems)
+	sortProblems(res.Warnings)
+	sortSkipped(&res.Skipped)
+	return res
+}
+
+// evaluateValues is step 5 of Evaluate: the values (effective settings,
+// values.yaml defaults, hook values), validated against the values schema
+// when hook values are given; partial says the settings held an Unknown.
+func (p *Package) evaluateValues(req Request, res *Result, eff map[string]any, partial bool) {
 	var hook map[string]any
 	if req.HookValues != nil {
 		nh, hookPartial, herr := normalizeDoc(req.HookValues)
@@ -160,13 +130,10 @@ func (p *Package) Evaluate(req Request) (res *Result) {
 		valuesProblems := p.values.validatePartial(DocHookValues, res.Values, valuesUnknowns, &res.Skipped)
 		res.Problems = append(res.Problems, valuesProblems...)
 		if p.values.rules != nil {
-			res.Problems = append(res.Problems, runRulesPartial(p.values.rules, DocHookValues, celWithoutOldSelf, celView(res.Values), nil, false, valuesProblems, valuesUnknowns, nil, &res.Skipped)...)
+			res.Problems = append(res.Problems, celPass{node: p.values.rules, doc: DocHookValues, mode: celWithoutOldSelf, self: celView(res.Values),
+				schemaProblems: valuesProblems, unknowns: valuesUnknowns, skipped: &res.Skipped}.run()...)
 		}
 	}
-
-	sortProblems(res.Problems)
-	sortSkipped(&res.Skipped)
-	return res
 }
 
 // ValidateValues validates a complete values document (the .Values of the
@@ -230,13 +197,7 @@ func (p *Package) panicProblem(doc Document, r any) *Problem {
 // runRules runs one pass of CEL rules over a document; schemaProblems are
 // the document's schema problems (see celRun.invalid).
 func runRules(n *schemaNode, doc Document, mode celMode, self, old any, hasOld bool, schemaProblems []*Problem) []*Problem {
-	r, cancel := newCELRun(doc, mode)
-	defer cancel()
-	for _, p := range schemaProblems {
-		r.invalid = append(r.invalid, p.Path.String())
-	}
-	n.run(r, self, old, hasOld, make(Path, 0, 16), 0)
-	return r.problems
+	return celPass{node: n, doc: doc, mode: mode, self: self, old: old, hasOld: hasOld, schemaProblems: schemaProblems}.run()
 }
 
 func documentProblem(doc Document, err error, what string) *Problem {

@@ -15,6 +15,7 @@ var updateGolden = flag.Bool("update-golden", false, "rewrite want.json of the p
 // goldenWant is the expected outcome of one case.
 type goldenWant struct {
 	Problems  []goldenProblem `json:"problems"`
+	Warnings  []goldenProblem `json:"warnings,omitempty"`
 	Switches  []goldenSwitch  `json:"switches,omitempty"`
 	Effective map[string]any  `json:"effective,omitempty"`
 	Values    map[string]any  `json:"values,omitempty"`
@@ -46,8 +47,9 @@ type goldenCatalogEntry struct {
 
 // TestGolden_PackageCases loads every package under testdata/packages and
 // evaluates each case under its cases/ folder: settings.json, and optionally
-// previous.json (an update), catalog.json, hook_values.json and options.json (allowDestructiveSwitch,
-// previousIsRaw).
+// previous.json (an update), previous_raw.json (the previous raw settings,
+// oldSelf), catalog.json, hook_values.json and options.json
+// (allowDestructiveSwitch, previousIsRaw).
 // want.json holds the expected problems (document, kind, path, message),
 // switches, and, for accepted cases, the effective settings and values.
 func TestGolden_PackageCases(t *testing.T) {
@@ -75,6 +77,7 @@ func runGoldenCase(t *testing.T, p *Package, dir string) {
 		t.Fatal("settings.json is missing")
 	}
 	req.HasPrevious = readJSON(t, filepath.Join(dir, "previous.json"), &req.Previous)
+	req.HasPreviousRaw = readJSON(t, filepath.Join(dir, "previous_raw.json"), &req.PreviousRaw)
 	readJSON(t, filepath.Join(dir, "hook_values.json"), &req.HookValues)
 	var cat map[string]goldenCatalogEntry
 	if readJSON(t, filepath.Join(dir, "catalog.json"), &cat) {
@@ -92,6 +95,9 @@ func runGoldenCase(t *testing.T, p *Package, dir string) {
 	got := goldenWant{Problems: []goldenProblem{}}
 	for _, pr := range res.Problems {
 		got.Problems = append(got.Problems, goldenProblem{string(pr.Document), string(pr.Kind), pr.Path.String(), pr.Message})
+	}
+	for _, pr := range res.Warnings {
+		got.Warnings = append(got.Warnings, goldenProblem{string(pr.Document), string(pr.Kind), pr.Path.String(), pr.Message})
 	}
 	for _, s := range res.Switches {
 		got.Switches = append(got.Switches, goldenSwitch{s.Path.String(), s.From, s.To, string(s.Impact)})

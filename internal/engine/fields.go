@@ -23,15 +23,21 @@ func (p *Package) Fields() []Field {
 // fieldsWalk lists the fields of a schema; keys gives the keys of a map of
 // the prepared tree in source order.
 type fieldsWalk struct {
-	keys func(map[string]any) []string
-	out  *[]Field
+	keys   func(map[string]any) []string
+	out    *[]Field
+	onPath map[*schemaNode]bool // a recursive schema is listed once around a cycle
 }
 
 // walk appends the fields below node s, whose own field is at path.
 func (w *fieldsWalk) walk(s *schemaNode, path Path) {
-	if s == nil || len(path) > maxValueDepth {
+	if s == nil || len(path) > maxValueDepth || w.onPath[s] {
 		return
 	}
+	if w.onPath == nil {
+		w.onPath = map[*schemaNode]bool{}
+	}
+	w.onPath[s] = true
+	defer delete(w.onPath, s)
 	if props := schemaMap(s.raw["properties"]); props != nil {
 		type entry struct {
 			name  string

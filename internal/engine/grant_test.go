@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 const grantSchema = `
 type: object
@@ -23,12 +26,18 @@ properties:
 // grantEffective builds effective settings as Evaluate does and applies grants.
 func grantEffective(t *testing.T, doc string, cat Catalog) (map[string]any, []*Problem) {
 	t.Helper()
-	tree := yamlTree(t, grantSchema)
+	eff, ps, _ := grantEffectiveWarn(t, grantSchema, doc, cat)
+	return eff, ps
+}
+
+func grantEffectiveWarn(t *testing.T, schema, doc string, cat Catalog) (map[string]any, []*Problem, []*Problem) {
+	t.Helper()
+	tree := yamlTree(t, schema)
 	user := yamlTree(t, doc)
 	eff := effectiveWithDefaults(tree, user)
-	var ps []*Problem
-	applyGrants(tree, eff, user, cat, nil, 0, &ps)
-	return eff, ps
+	var ps, ws []*Problem
+	applyGrants(tree, eff, user, cat, &ps, &ws)
+	return eff, ps, ws
 }
 
 var projectCatalog = Catalog{
@@ -37,31 +46,37 @@ var projectCatalog = Catalog{
 }
 
 func TestGrant_MissingValueGetsProjectDefault(t *testing.T) {
-	eff, ps := grantEffective(t, `{}`, projectCatalog)
+	eff, ps := grantEffective(t, `{postgres: {}}`, projectCatalog)
 	if len(ps) != 0 {
 		t.Fatal(problemSummary(ps))
 	}
-	// postgres does not exist: nothing is injected below it.
-	assertValue(t, eff, `{storageClass: fast, withDefault: fast}`)
+	assertValue(t, eff, `{storageClass: fast, withDefault: schema-default, postgres: {storageClass: pg-ssd}}`)
 }
 
-func TestGrant_InjectedOnlyWhereParentExists(t *testing.T) {
-	eff, _ := grantEffective(t, `{postgres: {}}`, projectCatalog)
-	assertValue(t, eff, `{storageClass: fast, withDefault: fast, postgres: {storageClass: pg-ssd}}`)
+// TestGrant_MissingParentsAreCreated: postgres.storageClass is injected
+// even when postgres is absent, as DP's grant defaults do.
+func TestGrant_MissingParentsAreCreated(t *testing.T) {
+	eff, _ := grantEffective(t, `{}`, projectCatalog)
+	assertValue(t, eff, `{storageClass: fast, withDefault: schema-default, postgres: {storageClass: pg-ssd}}`)
+	// A parent present as null or as a non-object is not replaced.
+	eff, _ = grantEffective(t, `{postgres: null}`, projectCatalog)
+	assertValue(t, eff, `{storageClass: fast, withDefault: schema-default, postgres: null}`)
 }
 
 func TestGrant_EmptyStringGetsProjectDefault(t *testing.T) {
-	eff, ps := grantEffective(t, `{storageClass: ""}`, projectCatalog)
+	eff, ps := grantEffective(t, `{storageClass: "", withDefault: ""}`, projectCatalog)
 	if len(ps) != 0 {
 		t.Fatal(problemSummary(ps))
 	}
-	assertValue(t, eff, `{storageClass: fast, withDefault: fast}`)
+	assertValue(t, eff, `{storageClass: fast, withDefault: fast, postgres: {storageClass: pg-ssd}}`)
 }
 
-func TestGrant_ProjectDefaultOverridesSchemaDefault(t *testing.T) {
+// TestGrant_SchemaDefaultWinsOverProjectDefault: the project default fills
+// only what is still absent or "" after the settings.yaml defaults.
+func TestGrant_SchemaDefaultWinsOverProjectDefault(t *testing.T) {
 	eff, _ := grantEffective(t, `{}`, projectCatalog)
-	if eff["withDefault"] != "fast" {
-		t.Fatalf("withDefault = %v, want the project default", eff["withDefault"])
+	if eff["withDefault"] != "schema-default" {
+		t.Fatalf("withDefault = %v, want the schema default", eff["withDefault"])
 	}
 }
 
@@ -90,9 +105,16 @@ func TestGrant_UnavailableUserValueIsRejectedWithDPTextWithoutTheValue(t *testin
 
 func TestGrant_CatalogWithoutDefaultLeavesFieldUnchanged(t *testing.T) {
 	cat := Catalog{"storageclasses": {Available: []string{"fast"}}}
-	eff, ps := grantEffective(t, `{storageClass: gold}`, cat)
+	eff, ps, ws := grantEffectiveWarn(t, grantSchema, `{storageClass: gold}`, cat)
 	if len(ps) != 0 {
-		t.Fatalf("value must not be validated: %v", problemSummary(ps))
+		t.Fatalf("value must not be rejected: %v", problemSummary(ps))
+	}
+	// DP's code rejects it: a warning says so.
+	if len(ws) != 1 || ws[0].Kind != KindGrant || ws[0].Path.String() != "storageClass" {
+		t.Fatalf("warnings: %v", problemSummary(ws))
+	}
+	if _, _, ws := grantEffectiveWarn(t, grantSchema, `{storageClass: fast}`, cat); len(ws) != 0 {
+		t.Fatalf("an available value is not warned about: %v", problemSummary(ws))
 	}
 	assertValue(t, eff, `{storageClass: gold, withDefault: schema-default}`)
 	eff, _ = grantEffective(t, `{}`, cat)
@@ -106,6 +128,9 @@ func TestGrant_AbsentCatalogLeavesFieldUnchanged(t *testing.T) {
 			t.Fatalf("value must not be validated: %v", problemSummary(ps))
 		}
 		assertValue(t, eff, `{storageClass: anything, withDefault: schema-default, postgres: {storageClass: ""}}`)
+		if cat != nil {
+			continue
+		}
 	}
 }
 
@@ -116,8 +141,11 @@ func TestGrant_NullValueIsKept(t *testing.T) {
 	}
 }
 
-func TestGrant_FieldsInsideArrayItems(t *testing.T) {
-	tree := yamlTree(t, `
+// TestGrant_BindingsCountOnlyAlongProperties: DP neither injects nor
+// checks a binding under items, additionalProperties, patternProperties or a
+// combinator branch.
+func TestGrant_BindingsCountOnlyAlongProperties(t *testing.T) {
+	schema := `
 type: object
 properties:
   volumes:
@@ -126,13 +154,61 @@ properties:
       type: object
       properties:
         class: {type: string, x-deckhouse-grantable-resource: storageclasses}
-`)
-	user := yamlTree(t, `{volumes: [{}, {class: slow}, {class: gold}]}`)
-	eff := effectiveWithDefaults(tree, user)
-	var ps []*Problem
-	applyGrants(tree, eff, user, projectCatalog, nil, 0, &ps)
-	assertValue(t, eff, `{volumes: [{class: fast}, {class: slow}, {class: gold}]}`)
-	if len(ps) != 1 || ps[0].Path.String() != "volumes[2].class" {
-		t.Fatalf("got %v", problemSummary(ps))
+  pools:
+    type: object
+    additionalProperties:
+      type: object
+      properties:
+        class: {type: string, x-deckhouse-grantable-resource: storageclasses}
+  named:
+    type: object
+    patternProperties:
+      "^p":
+        type: string
+        x-deckhouse-grantable-resource: storageclasses
+  choice:
+    type: object
+    properties:
+      kind: {type: string}
+    oneOf:
+      - properties:
+          class: {type: string, x-deckhouse-grantable-resource: storageclasses}
+`
+	doc := `{volumes: [{}, {class: gold}], pools: {a: {}, b: {class: gold}}, named: {p1: gold}, choice: {kind: x}}`
+	eff, ps, ws := grantEffectiveWarn(t, schema, doc, projectCatalog)
+	if len(ps) != 0 || len(ws) != 0 {
+		t.Fatalf("nothing is checked: %v %v", problemSummary(ps), problemSummary(ws))
+	}
+	assertValue(t, eff, doc)
+}
+
+// TestGrant_BindingProblemsCountOnlyAlongProperties: an empty name or a
+// binding on a field without type string breaks DP's settings processing
+// only where DP collects bindings (through properties); elsewhere DP never
+// looks and the package loads.
+func TestGrant_BindingProblemsCountOnlyAlongProperties(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, schema, want string
+	}{
+		{"empty name on a property", "type: object\nproperties:\n  a: {type: object, properties: {sc: {type: string, x-deckhouse-grantable-resource: ''}}}\n",
+			`field "a.sc": x-deckhouse-grantable-resource requires a non-empty value`},
+		{"integer property", "type: object\nproperties:\n  sc: {type: integer, x-deckhouse-grantable-resource: storageclasses}\n",
+			`field "sc": x-deckhouse-grantable-resource is only supported on 'type: string' fields`},
+		{"nullable string property", "type: object\nproperties:\n  sc: {type: [string, 'null'], x-deckhouse-grantable-resource: storageclasses}\n", ""},
+		{"type-less binding in a oneOf branch", "type: object\nproperties:\n  a: {type: object, properties: {sc: {type: string}}, oneOf: [{properties: {sc: {x-deckhouse-grantable-resource: storageclasses}}}]}\n", ""},
+		{"empty name under items", "type: object\nproperties:\n  l: {type: array, items: {type: object, properties: {sc: {type: string, x-deckhouse-grantable-resource: ''}}}}\n", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := LoadFS(pkgFS(map[string]string{"settings.yaml": tc.schema}))
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("want the package to load: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
 	}
 }

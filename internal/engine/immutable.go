@@ -1,14 +1,24 @@
 package engine
 
-// Immutability (x-deckhouse-immutable), checked on update against the
-// previously applied effective settings:
+// Immutability (x-deckhouse-immutable), checked on update as DP's
+// Application webhook does it:
 //   - the extension counts only when it is exactly boolean true;
-//   - both sides are effective settings (schema defaults applied);
-//   - on an object it freezes the whole subtree;
-//   - an old value that was never set (missing or null) is free;
-//   - array elements and map entries the update adds are free (no old value);
-//   - removing a frozen field or object, directly or by removing an
-//     ancestor, is a change.
+//   - both sides get the settings schema defaults first (the old side in
+//     every mode), then every grantable path that the new settings leave
+//     absent or "" is dropped from the old side (the grant default fills
+//     both sides alike; see dropUnsetGrants);
+//   - a marked node is compared as one whole value (deep equality): under a
+//     marked object, map or array any added, removed or changed key or
+//     element is a change, and the problem names the marked node;
+//   - an old value that is absent or null at the marked node is free (the
+//     field was never set), so marks inside elements or entries an update
+//     adds do not apply, while removing a frozen value is a change;
+//   - the walk follows properties, then for other keys the first matching
+//     patternProperties schema, else additionalProperties; items (one schema
+//     or a tuple, then additionalItems) over the longer of the two lists;
+//     keys of both sides unioned. Marks inside allOf, anyOf, oneOf, not and
+//     dependencies sub-schemas count at the same path, whether or not the
+//     value matches that branch.
 
 const extImmutable = "x-deckhouse-immutable"
 
@@ -16,23 +26,18 @@ func immutableMessage(p Path) string {
 	return "field \"" + p.String() + "\" is immutable: it can only be set when the application is created"
 }
 
-// immutableWalk is one comparison of new effective settings with the
-// previous ones; it appends a problem for every frozen change to out.
+// immutableWalk is one comparison of the new settings with the previous
+// ones (both with schema defaults); it appends a problem for every changed
+// marked node to out.
 type immutableWalk struct {
 	out *[]*Problem
 }
 
-// walk compares the new value n (present when nHas) with the old value o
-// under schema node s at path; frozen is set below an immutable node.
-func (w *immutableWalk) walk(s *schemaNode, n any, nHas bool, o any, frozen bool, path Path) {
-	if len(path) > maxValueDepth {
+// walk compares the old value o with the new value n under schema node s
+// at path. A nil value is an absent one (null and absent are alike here).
+func (w *immutableWalk) walk(s *schemaNode, o, n any, path Path) {
+	if !s.mayHoldImmutable() || len(path) > maxValueDepth {
 		return
-	}
-	if s != nil && s.immutable {
-		frozen = true
-	}
-	if o == nil {
-		return // never set: free
 	}
 	if _, unk := o.(Unknown); unk {
 		return // not compared: see immutableSkips
@@ -40,65 +45,144 @@ func (w *immutableWalk) walk(s *schemaNode, n any, nHas bool, o any, frozen bool
 	if _, unk := n.(Unknown); unk {
 		return
 	}
-	if !frozen && !s.mayHoldImmutable() {
-		return
-	}
-	if frozen {
-		if !nHas {
-			*w.out = append(*w.out, immutableProblem(path))
-			return
-		}
-		om, oIsMap := o.(map[string]any)
-		nm, nIsMap := n.(map[string]any)
-		if oIsMap && nIsMap {
-			for _, k := range sortedKeys(om) {
-				nv, has := nm[k]
-				w.walk(s.entry(k), nv, has, om[k], true, path.Key(k))
-			}
-			return
-		}
-		ol, oIsList := o.([]any)
-		nl, nIsList := n.([]any)
-		if oIsList && nIsList {
-			for i := range ol {
-				var nv any
-				has := i < len(nl)
-				if has {
-					nv = nl[i]
-				}
-				w.walk(s.element(i), nv, has, ol[i], true, path.Index(i))
-			}
-			return
-		}
-		if !valuesEqual(n, o) {
+	if s.immutable {
+		if o != nil && !equalKnown(o, n) {
 			*w.out = append(*w.out, immutableProblem(path))
 		}
 		return
 	}
-	switch ox := o.(type) {
+	for _, b := range s.branches {
+		w.walk(b.node, o, n, path)
+	}
+	w.walk(s.not, o, n, path)
+	for _, d := range s.deps {
+		w.walk(d, o, n, path)
+	}
+	om, oIsMap := o.(map[string]any)
+	nm, nIsMap := n.(map[string]any)
+	if oIsMap || nIsMap {
+		for _, k := range unionKeys(om, nm) {
+			w.walk(s.entry(k), om[k], nm[k], path.Key(k))
+		}
+	}
+	ol, _ := o.([]any)
+	nl, _ := n.([]any)
+	for i := 0; i < len(ol) || i < len(nl); i++ {
+		w.walk(s.element(i), at(ol, i), at(nl, i), path.Index(i))
+	}
+}
+
+// at returns element i of l, or nil past its end.
+func at(l []any, i int) any {
+	if i < len(l) {
+		return l[i]
+	}
+	return nil
+}
+
+// unionKeys returns the keys of a and b, sorted, without duplicates.
+func unionKeys(a, b map[string]any) []string {
+	seen := make(map[string]any, len(a)+len(b))
+	for k := range a {
+		seen[k] = nil
+	}
+	for k := range b {
+		seen[k] = nil
+	}
+	return sortedKeys(seen)
+}
+
+// equalKnown is deep equality that treats an Unknown on either side as
+// equal (the comparison that depends on it is listed as skipped): two
+// values are unequal only when a known part differs.
+func equalKnown(a, b any) bool {
+	_, au := a.(Unknown)
+	_, bu := b.(Unknown)
+	if au || bu {
+		return true
+	}
+	switch x := a.(type) {
 	case map[string]any:
-		nm, _ := n.(map[string]any)
-		for _, k := range sortedKeys(ox) {
-			cs := s.entry(k)
-			if cs == nil {
-				continue
-			}
-			nv, has := nm[k]
-			w.walk(cs, nv, has, ox[k], false, path.Key(k))
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
 		}
+		for k, xv := range x {
+			yv, has := y[k]
+			if !has || !equalKnown(xv, yv) {
+				return false
+			}
+		}
+		return true
 	case []any:
-		nl, _ := n.([]any)
-		for i := range ox {
-			var nv any
-			has := i < len(nl)
-			if has {
-				nv = nl[i]
-			}
-			w.walk(s.element(i), nv, has, ox[i], false, path.Index(i))
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
 		}
+		for i := range x {
+			if !equalKnown(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
 	}
+	return valuesEqual(a, b)
 }
 
 func immutableProblem(p Path) *Problem {
 	return &Problem{Document: DocSettings, Path: p, Kind: KindImmutable, Message: immutableMessage(p), Rule: extImmutable}
+}
+
+// immutableSides builds the two documents DP compares: the previous and
+// the new settings, each with the settings schema defaults; then every
+// grantable path the new side leaves absent or "" is removed from the old
+// side. prev and user are not changed.
+func immutableSides(root *schemaNode, prev, user map[string]any) (old, cur map[string]any) {
+	old = applyDefaults(root, prev)
+	cur = applyDefaults(root, user)
+	for _, g := range root.grantPaths() {
+		if emptyAt(cur, g.path) {
+			deleteAt(old, g.path)
+		}
+	}
+	return old, cur
+}
+
+// emptyAt reports whether the value at path (object keys only) is absent
+// or an empty string; a non-object on the way is not empty.
+func emptyAt(doc map[string]any, path Path) bool {
+	cur := doc
+	for i, seg := range path {
+		v, ok := cur[seg.Key]
+		if !ok {
+			return true
+		}
+		if i == len(path)-1 {
+			s, isStr := v.(string)
+			return isStr && s == ""
+		}
+		next, isMap := v.(map[string]any)
+		if !isMap {
+			return false
+		}
+		cur = next
+	}
+	return true
+}
+
+// deleteAt removes the key at path (object keys only) when every parent is
+// an object; doc is a copy owned by the caller.
+func deleteAt(doc map[string]any, path Path) {
+	cur := doc
+	for i, seg := range path {
+		if i == len(path)-1 {
+			delete(cur, seg.Key)
+			return
+		}
+		next, isMap := cur[seg.Key].(map[string]any)
+		if !isMap {
+			return
+		}
+		cur = next
+	}
 }

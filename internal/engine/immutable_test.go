@@ -45,13 +45,12 @@ properties:
         zone: {type: string, x-deckhouse-immutable: true}
 `
 
-// immutableProblems compares the effective settings of doc with prev.
+// immutableProblems compares the settings doc with prev, both defaulted.
 func immutableProblems(t *testing.T, doc, prev string) []string {
 	t.Helper()
 	tree := yamlTree(t, immutableSchema)
-	eff := effectiveWithDefaults(tree, yamlTree(t, doc))
 	var ps []*Problem
-	checkImmutable(tree, eff, true, yamlTree(t, prev), false, nil, 0, &ps)
+	checkImmutable(tree, yamlTree(t, prev), yamlTree(t, doc), &ps)
 	sortProblems(ps)
 	out := make([]string, len(ps))
 	for i, p := range ps {
@@ -102,23 +101,31 @@ func TestImmutable_FieldFreezesOnlyItself(t *testing.T) {
 	expectImmutable(t, `{postgres: {storageClass: b, volumeSize: 1Gi}}`, `{storageClass: default, postgres: {storageClass: a, volumeSize: 1Gi}}`, "postgres.storageClass")
 }
 
-func TestImmutable_ObjectFreezesSubtree(t *testing.T) {
+// TestImmutable_MarkedNodeComparedWhole: a marked object is one value; a
+// change anywhere below it is reported once, at the marked node.
+func TestImmutable_MarkedNodeComparedWhole(t *testing.T) {
 	prev := `{storageClass: default, frozen: {a: x, b: {c: 1}, list: [p, q]}}`
 	expectImmutable(t, `{frozen: {a: x, b: {c: 1}, list: [p, q]}}`, prev)
-	expectImmutable(t, `{frozen: {a: y, b: {c: 2}, list: [p, r]}}`, prev, "frozen.a", "frozen.b.c", "frozen.list[1]")
+	expectImmutable(t, `{frozen: {a: y, b: {c: 2}, list: [p, r]}}`, prev, "frozen")
+}
+
+// TestImmutable_AddedKeyUnderMarkedObjectIsAChange: a key or an element
+// added under a marked object or array changes the marked value.
+func TestImmutable_AddedKeyUnderMarkedObjectIsAChange(t *testing.T) {
+	expectImmutable(t, `{frozen: {a: x, b: {c: 1}}}`, `{storageClass: default, frozen: {a: x}}`, "frozen")
+	expectImmutable(t, `{frozen: {list: [p, q, r]}}`, `{storageClass: default, frozen: {list: [p, q]}}`, "frozen")
 }
 
 func TestImmutable_NeverSetValueIsFree(t *testing.T) {
 	expectImmutable(t, `{postgres: {storageClass: a}}`, `{storageClass: default}`)
 	expectImmutable(t, `{postgres: {storageClass: a}}`, `{storageClass: default, postgres: {storageClass: null}}`)
-	expectImmutable(t, `{frozen: {a: x, b: {c: 1}}}`, `{storageClass: default, frozen: {a: x}}`)
+	expectImmutable(t, `{frozen: {a: x}}`, `{storageClass: default, frozen: null}`)
 }
 
 func TestImmutable_NewArrayElementIsFree(t *testing.T) {
 	prev := `{storageClass: default, disks: [{name: a}]}`
 	expectImmutable(t, `{disks: [{name: a}, {name: b}]}`, prev)
 	expectImmutable(t, `{disks: [{name: z}, {name: b}]}`, prev, "disks[0].name")
-	expectImmutable(t, `{frozen: {list: [p, q, r]}}`, `{storageClass: default, frozen: {list: [p, q]}}`)
 }
 
 func TestImmutable_NewMapEntryIsFree(t *testing.T) {
@@ -135,14 +142,14 @@ func TestImmutable_RemovingFrozenObjectIsRejected(t *testing.T) {
 
 func TestImmutable_RemovingFrozenFieldIsRejected(t *testing.T) {
 	expectImmutable(t, `{postgres: {}}`, `{storageClass: default, postgres: {storageClass: a}}`, "postgres.storageClass")
-	expectImmutable(t, `{frozen: {}}`, `{storageClass: default, frozen: {a: x}}`, "frozen.a")
+	expectImmutable(t, `{frozen: {}}`, `{storageClass: default, frozen: {a: x}}`, "frozen")
 	expectImmutable(t, `{disks: []}`, `{storageClass: default, disks: [{name: a}]}`, "disks[0].name")
 }
 
 func TestImmutable_NumbersCompareByValue(t *testing.T) {
 	tree := yamlTree(t, `{properties: {n: {type: integer, x-deckhouse-immutable: true}}}`)
 	var ps []*Problem
-	checkImmutable(tree, map[string]any{"n": int64(3)}, true, map[string]any{"n": float64(3)}, false, nil, 0, &ps)
+	checkImmutable(tree, map[string]any{"n": float64(3)}, map[string]any{"n": int64(3)}, &ps)
 	if len(ps) != 0 {
 		t.Fatal(problemSummary(ps))
 	}
@@ -156,11 +163,11 @@ func TestImmutable_PathRendersIndexes(t *testing.T) {
 	}
 }
 
-// TestImmutable_RawPreviousSettingsGetDefaultsFirst: with PreviousIsRaw the
-// previous document is the old spec.settings (DP's fallback when
-// lastAppliedConfiguration is empty) and gets the schema defaults before the
-// comparison, so both sides are effective settings (dp-reference §5).
-func TestImmutable_RawPreviousSettingsGetDefaultsFirst(t *testing.T) {
+// TestImmutable_DefaultsAppliedToBothSidesInEveryMode: the previous
+// document gets the schema defaults before the comparison whether it is the
+// last applied configuration or the old spec.settings, as DP's webhook
+// does; oldSelf sees the previous settings without defaults.
+func TestImmutable_DefaultsAppliedToBothSidesInEveryMode(t *testing.T) {
 	t.Parallel()
 	p := loadYAML(t, `
 type: object
@@ -191,9 +198,11 @@ properties:
 			[]string{"settings immutable db.engine"}},
 		{"same default on both sides, raw previous", `{}`, `{}`, true, nil},
 		{"given value equal to the default, raw previous", `{storageClass: default}`, `{}`, true, nil},
-		{"oldSelf sees the default, raw previous", `{mode: B}`, `{}`, true,
+		{"oldSelf sees no default, raw previous", `{mode: B}`, `{}`, true, nil},
+		{"oldSelf sees the previous value", `{mode: B}`, `{mode: A}`, true,
 			[]string{"settings cel mode: mode A cannot be left"}},
-		{"effective previous is taken as is: an unset field is free", `{storageClass: fast}`, `{}`, false, nil},
+		{"effective previous gets the defaults too", `{storageClass: fast}`, `{}`, false,
+			[]string{"settings immutable storageClass"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -203,5 +212,85 @@ properties:
 				t.Fatalf("got %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestImmutable_WalkFollowsEveryValueSchema: marks are found through
+// patternProperties, tuple items, additionalItems and not, and entries
+// of a map are compared over the keys of both sides (a removed entry
+// holding a marked value is a change).
+func TestImmutable_WalkFollowsEveryValueSchema(t *testing.T) {
+	t.Parallel()
+	tree := yamlTree(t, `
+type: object
+properties:
+  zones:
+    type: object
+    patternProperties:
+      "^z":
+        type: object
+        properties:
+          id: {type: string, x-deckhouse-immutable: true}
+  pair:
+    type: array
+    items:
+      - {type: string, x-deckhouse-immutable: true}
+      - {type: string}
+    additionalItems: {type: string, x-deckhouse-immutable: true}
+  negated:
+    type: object
+    not:
+      properties:
+        key: {x-deckhouse-immutable: true}
+`)
+	cases := []struct {
+		name, prev, cur string
+		want            []string
+	}{
+		{"pattern entry changed", `{zones: {z1: {id: a}}}`, `{zones: {z1: {id: b}}}`, []string{"zones.z1.id"}},
+		{"pattern entry removed", `{zones: {z1: {id: a}}}`, `{zones: {}}`, []string{"zones.z1.id"}},
+		{"pattern entry added", `{zones: {}}`, `{zones: {z2: {id: a}}}`, nil},
+		{"tuple head changed", `{pair: [a, b]}`, `{pair: [c, b]}`, []string{"pair[0]"}},
+		{"tuple tail free", `{pair: [a, b]}`, `{pair: [a, c]}`, nil},
+		{"additional item changed", `{pair: [a, b, x]}`, `{pair: [a, b, y]}`, []string{"pair[2]"}},
+		{"mark under not", `{negated: {key: a}}`, `{negated: {key: b}}`, []string{"negated.key"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var ps []*Problem
+			checkImmutable(tree, yamlTree(t, tc.prev), yamlTree(t, tc.cur), &ps)
+			sortProblems(ps)
+			var got []string
+			for _, p := range ps {
+				got = append(got, p.Path.String())
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestImmutable_UnsetGrantPathDroppedFromOldSide: a bound field the new
+// settings leave absent or "" is not compared (the project default fills
+// both sides alike), as DP's webhook does.
+func TestImmutable_UnsetGrantPathDroppedFromOldSide(t *testing.T) {
+	t.Parallel()
+	tree := yamlTree(t, `
+type: object
+properties:
+  storageClass: {type: string, x-deckhouse-grantable-resource: storageclasses, x-deckhouse-immutable: true}
+`)
+	for _, cur := range []string{`{}`, `{storageClass: ""}`} {
+		var ps []*Problem
+		checkImmutable(tree, yamlTree(t, `{storageClass: hdd}`), yamlTree(t, cur), &ps)
+		if len(ps) != 0 {
+			t.Fatalf("%s: %v", cur, problemSummary(ps))
+		}
+	}
+	var ps []*Problem
+	checkImmutable(tree, yamlTree(t, `{storageClass: hdd}`), yamlTree(t, `{storageClass: ssd}`), &ps)
+	if len(ps) != 1 {
+		t.Fatalf("a given value is compared: %v", problemSummary(ps))
 	}
 }

@@ -196,26 +196,32 @@ func build(in buildInput) (*Package, error) {
 		return nil, err
 	}
 	p := &Package{settingsFile: in.settingsName}
-	if p.publishedSettings, err = publish(sRaw); err != nil {
-		return nil, &SchemaError{File: in.settingsFile, Message: "publishing: " + err.Error()}
-	}
+	// A publishing error is reported after the schema compiled, so a
+	// keyword the compiler refuses keeps the compiler's message.
+	var pubErr error
+	p.publishedSettings, pubErr = publish(in.settingsFile, sRaw)
 	sRes, err := resolveRefs(in.settingsFile, sRaw, order)
 	if err != nil {
 		return nil, err
 	}
 	tolerate(in.settingsFile, sRes, order)
 	if p.settings, err = prepareDoc(in.settingsFile, sRes, order); err != nil {
-		return nil, err
+		return nil, preferPublish(err, pubErr)
 	}
 	if in.valuesFile == "" {
+		if pubErr != nil {
+			return nil, pubErr
+		}
 		return p, nil
 	}
 	vRaw, err := parseSchemaRoot(in.valuesFile, in.values, order)
 	if err != nil {
 		return nil, err
 	}
-	if p.publishedValues, err = publish(vRaw); err != nil {
-		return nil, &SchemaError{File: in.valuesFile, Message: "publishing: " + err.Error()}
+	var vPubErr error
+	p.publishedValues, vPubErr = publish(in.valuesFile, vRaw)
+	if pubErr == nil {
+		pubErr = vPubErr
 	}
 	vRes, err := resolveRefs(in.valuesFile, vRaw, order)
 	if err != nil {
@@ -227,9 +233,23 @@ func build(in buildInput) (*Package, error) {
 		return nil, err
 	}
 	if p.values, err = prepareDoc(in.valuesFile, vExt, order); err != nil {
-		return nil, err
+		return nil, preferPublish(err, vPubErr)
+	}
+	if pubErr != nil {
+		return nil, pubErr
 	}
 	return p, nil
+}
+
+// preferPublish returns the publishing error instead of err when both are
+// about the same place (an extension of the wrong type): "DP will not
+// publish this package version" is the verdict that matters.
+func preferPublish(err, pubErr error) error {
+	var se, pe *SchemaError
+	if errors.As(err, &se) && errors.As(pubErr, &pe) && se.File == pe.File && se.SchemaPath == pe.SchemaPath {
+		return pubErr
+	}
+	return err
 }
 
 // parseSchemaRoot parses a schema file whose root must be an object.

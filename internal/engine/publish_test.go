@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -54,12 +55,12 @@ func TestPublish_KeepsStandardKeywordsAndNineExtensions(t *testing.T) {
 	t.Parallel()
 	p := loadSchemas(t, publishSettings, "x-extend: {schema: settings.yaml}\ntype: object\nx-doc: d\nproperties:\n  internal: {type: object}\n")
 	out := string(p.PublishedSettings())
-	for _, gone := range []string{"x-config-version", "x-doc-foo", "x-examples", "x-doc-default", "x-kubernetes-int-or-string", "x-custom"} {
+	for _, gone := range []string{"x-config-version", "x-doc-foo", "x-examples", "x-doc-default", "x-kubernetes-int-or-string", "x-custom", "x-inside"} {
 		if strings.Contains(out, gone) {
 			t.Errorf("%s survived publishing", gone)
 		}
 	}
-	for _, kept := range []string{`"x-literal-name"`, `"x-kept":"data"`, `"x-also-data":1`, `"x-inside":"kept"`, `"$ref":"#/definitions/q"`, `"definitions"`, `"$schema"`,
+	for _, kept := range []string{`"x-literal-name"`, `"x-kept":"data"`, `"x-also-data":1`, `"$ref":"#/definitions/q"`, `"definitions"`, `"$schema"`,
 		"x-deckhouse-immutable", "x-deckhouse-ui-order", "x-deckhouse-ui-group", "x-deckhouse-ui-advanced", "x-deckhouse-ui-validation-message",
 		"x-deckhouse-grantable-resource", "x-deckhouse-ui-resource-name", "x-deckhouse-enum-switch-settings", "x-deckhouse-validations"} {
 		if !strings.Contains(out, kept) {
@@ -159,5 +160,84 @@ func TestCache_SameBytesSamePackage(t *testing.T) {
 	files["doc-ru-settings.yaml"] = "properties: {}"
 	if c, _ := LoadFS(pkgFS(files)); c != a {
 		t.Fatal("doc-ru files must not change the cache key")
+	}
+}
+
+// TestPublish_WronglyTypedValueIsNotPublished: DP's publishing is a typed
+// decode; a value of a kept key of the wrong type fails the whole version,
+// and an OpenAPI-3 discriminator object fails DP's runtime. The error names
+// the file and the schema path.
+func TestPublish_WronglyTypedValueIsNotPublished(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ name, field, path string }{
+		{"immutable a string", `{type: string, x-deckhouse-immutable: "true"}`, "/properties/f/x-deckhouse-immutable"},
+		{"ui-order not an integer", `{type: string, x-deckhouse-ui-order: 1.5}`, "/properties/f/x-deckhouse-ui-order"},
+		{"ui-resource-name a string", `{type: string, x-deckhouse-ui-resource-name: Secret}`, "/properties/f/x-deckhouse-ui-resource-name"},
+		{"switch to not strings", `{type: object, properties: {m: {type: string}}, oneOf: [{x-deckhouse-enum-switch-settings: [{to: [false]}]}]}`, "/properties/f/oneOf/0/x-deckhouse-enum-switch-settings/0/to/0"},
+		{"ui-advanced a string", `{type: string, x-deckhouse-ui-advanced: "yes"}`, "/properties/f/x-deckhouse-ui-advanced"},
+		{"additionalProperties a string", `{type: object, additionalProperties: "false"}`, "/properties/f/additionalProperties"},
+		{"additionalItems a number", `{type: array, items: [{type: string}], additionalItems: 0}`, "/properties/f/additionalItems"},
+		{"discriminator object", `{type: object, discriminator: {propertyName: kind}}`, "/properties/f/discriminator"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := LoadFS(pkgFS(map[string]string{"settings.yaml": "type: object\nproperties:\n  f: " + tc.field + "\n"}))
+			var se *SchemaError
+			if !errors.As(err, &se) || se.File != "openapi/settings.yaml" || se.SchemaPath != tc.path || !strings.HasSuffix(se.Message, "DP will not publish this package version") {
+				t.Fatalf("got %v, want an error at %s", err, tc.path)
+			}
+			fs, _ := Verify(pkgFS(map[string]string{"settings.yaml": "type: object\nproperties:\n  f: " + tc.field + "\n", "doc-ru-settings.yaml": "{}\n"}))
+			found := false
+			for _, f := range fs {
+				found = found || (f.Rule == "publish" && f.Severity == SeverityError && f.SchemaPath == tc.path)
+			}
+			if !found {
+				t.Fatalf("Verify: no publish finding at %s: %v", tc.path, fs)
+			}
+		})
+	}
+}
+
+// TestPublish_KeepsExactlyTheTypedKeys: keys DP's struct has no field for
+// are dropped, false flags, empty strings and default: null are omitted.
+func TestPublish_KeepsExactlyTheTypedKeys(t *testing.T) {
+	t.Parallel()
+	p := loadSchemas(t, `type: object
+properties:
+  f:
+    type: string
+    const: x
+    deprecated: true
+    readOnly: true
+    nullable: false
+    default: null
+    x-deckhouse-immutable: false
+    x-deckhouse-validations: [{expression: "true", message: m, rule: "true"}]
+  g: {type: [string, "null"], x-deckhouse-ui-order: 2.0}
+$defs: {a: {type: string}}
+`, "")
+	out := string(p.PublishedSettings())
+	for _, gone := range []string{"const", "deprecated", "readOnly", "nullable", "default", "x-deckhouse-immutable", `"rule"`, "$defs"} {
+		if strings.Contains(out, gone) {
+			t.Errorf("%s survived publishing: %s", gone, out)
+		}
+	}
+	for _, kept := range []string{`"x-deckhouse-ui-order":2`, `"type":["string","null"]`, `"expression":"true"`} {
+		if !strings.Contains(out, kept) {
+			t.Errorf("%s missing: %s", kept, out)
+		}
+	}
+}
+
+// TestPublish_UnpublishablePackageIsRefusedWithTheReason: a package shaped
+// like a real one with x-deckhouse-immutable: "true" is refused at load,
+// naming the file, the path and the reason.
+func TestPublish_UnpublishablePackageIsRefusedWithTheReason(t *testing.T) {
+	t.Parallel()
+	_, err := LoadDir("testdata/unpublishable/cache")
+	want := `openapi/settings.yaml at /properties/size/x-deckhouse-immutable: x-deckhouse-immutable must be a boolean (true or false), got "true": DP will not publish this package version`
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v\nwant %s", err, want)
 	}
 }

@@ -15,7 +15,8 @@ const maxInlinedNodes = 200_000
 // (#/definitions/..., any #/ JSON pointer) is replaced by a copy of its
 // (resolved) target. Keywords beside a $ref are laid over the target, so
 // an x-deckhouse-* extension or a description next to a $ref is kept.
-// Cyclic, dangling and non-local references are errors naming the ref and
+// A recursive reference stays in place (see recursiveRef); a cycle of
+// nothing but $refs, dangling and non-local references are errors naming the ref and
 // where it appears.
 func resolveRefs(file string, root map[string]any, order keyOrder) (map[string]any, error) {
 	r := &refResolver{file: file, root: root, order: order, active: map[string]bool{}, memo: map[string]resolvedRef{}}
@@ -62,9 +63,6 @@ func (r *refResolver) node(n map[string]any, ptr string, depth int) (any, error)
 		if !strings.HasPrefix(s, "#") {
 			return nil, r.errf(ptr, "$ref %q is not local: only references inside the same file (#/...) are supported", s)
 		}
-		if r.active[s] {
-			return nil, r.errf(ptr, "$ref %q is cyclic (it refers back to itself through its target)", s)
-		}
 		target, err := lookupPointer(r.root, s[1:])
 		if err != nil {
 			return nil, r.errf(ptr, "$ref %q is dangling: %v", s, err)
@@ -72,6 +70,12 @@ func (r *refResolver) node(n map[string]any, ptr string, depth int) (any, error)
 		tm, ok := target.(map[string]any)
 		if !ok {
 			return nil, r.errf(ptr, "$ref %q points at %s, not a schema object", s, jsonTypeName(target))
+		}
+		if r.active[s] {
+			// A recursive reference stays in place: the compiler and
+			// the schema nodes resolve it inside the root when a value
+			// reaches it, so the tree stays finite.
+			return r.recursiveRef(n, s, ptr, depth)
 		}
 		var out map[string]any
 		if m, ok := r.memo[s]; ok {
@@ -126,6 +130,36 @@ func (r *refResolver) node(n map[string]any, ptr string, depth int) (any, error)
 	}
 	r.order.copyTo(n, out)
 	return out, nil
+}
+
+// recursiveRef keeps a recursive $ref s (and its sibling keywords,
+// resolved) in place; the target is found in the resolved tree under the
+// same pointer. A cycle of nothing but $refs is an error.
+func (r *refResolver) recursiveRef(n map[string]any, s, ptr string, depth int) (any, error) {
+	if t, _ := lookupPointer(r.root, s[1:]); isPureRef(t) {
+		return nil, r.errf(ptr, "$ref %q is cyclic (it refers back to itself through its target) without any schema in between", s)
+	}
+	out := make(map[string]any, len(n))
+	for k, v := range n {
+		if k == "$ref" {
+			out[k] = v
+			continue
+		}
+		c, err := r.child(k, v, ptr, depth)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = c
+	}
+	r.order.copyTo(n, out)
+	return out, nil
+}
+
+// isPureRef reports whether v is a schema that holds nothing but a $ref.
+func isPureRef(v any) bool {
+	m, ok := v.(map[string]any)
+	_, has := m["$ref"]
+	return ok && has && len(m) == 1
 }
 
 // child resolves the value of keyword k of a schema node at ptr.

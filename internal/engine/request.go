@@ -90,17 +90,25 @@ type Request struct {
 	// JSON data model: map[string]any, []any, string, bool, nil, and numbers
 	// as float64, int64, int or json.Number. nil means an empty object.
 	Settings any
-	// Previous are the settings last applied: by default the effective
-	// settings (status.lastAppliedConfiguration). When HasPrevious is true
-	// the evaluation is an update: oldSelf rules run, immutable fields are
-	// checked, enum switches are detected.
+	// Previous are the settings last applied, the old side of the
+	// immutability check and of enum switches: DP's
+	// status.lastAppliedConfiguration, or the old spec.settings when that
+	// is empty. The settings schema defaults are applied to them in every
+	// case (as DP's webhook does), so raw and effective settings both work.
+	// When HasPrevious is true the evaluation is an update: oldSelf rules
+	// run, immutable fields are checked, enum switches are detected.
 	Previous    any
 	HasPrevious bool
-	// PreviousIsRaw says Previous are raw user settings (the old
-	// spec.settings, DP's fallback when lastAppliedConfiguration is empty):
-	// the settings schema defaults are applied to them first, so both sides
-	// of the update checks are effective settings, as DP compares them.
+	// PreviousIsRaw says Previous are raw user settings. Defaults are
+	// applied to Previous in every case, so it changes nothing; it is kept
+	// so callers can say what they pass.
 	PreviousIsRaw bool
+	// PreviousRaw are the previous settings as the user wrote them (DP's
+	// stored raw settings, no defaults): oldSelf is bound to them, so a key
+	// the user did not write is missing in oldSelf. With HasPreviousRaw
+	// false oldSelf is bound to Previous as given (without defaults).
+	PreviousRaw    any
+	HasPreviousRaw bool
 	// Catalog is the project's grant catalog (the engine does no I/O).
 	Catalog Catalog
 	// HookValues are values set by hooks (source 5), validated against the
@@ -118,6 +126,10 @@ type Result struct {
 	// value, sorted by document, path, check, rule and unknown path, without
 	// duplicates; nil when the request holds no Unknown.
 	Skipped []Skipped
+	// Warnings lists what DP's code may reject although the specification
+	// accepts it (a grantable value outside the available names of a
+	// catalog without a default); sorted like Problems.
+	Warnings []*Problem
 	// Switches lists every detected enum switch (all impacts). A destructive
 	// one without acknowledgement also appears in Problems as KindSwitch.
 	Switches []Switch

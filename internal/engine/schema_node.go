@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/google/cel-go/cel"
 )
@@ -35,6 +36,10 @@ type schemaNode struct {
 	isTuple         bool
 	additionalItems *schemaNode
 	branches        []branchNode // allOf, anyOf, then oneOf branches that are objects, in order
+	// not and deps (the schema-form dependencies, in sorted key order) are
+	// followed by the immutability walk only; their rules are not compiled.
+	not  *schemaNode
+	deps []*schemaNode
 
 	// def is the property's default when it declares one that is not null
 	// (`default: null` is no default); defaultProps names, sorted, the
@@ -53,14 +58,18 @@ type schemaNode struct {
 
 	// immutable is x-deckhouse-immutable: true on this level;
 	// anyImmutable is set when this node or one below it (through
-	// properties, patternProperties, additionalProperties and items) is
-	// immutable, and height is the longest such path down from this node.
+	// properties, patternProperties, additionalProperties, items, the
+	// combinator branches, not and dependencies) is immutable, and height
+	// is the longest such path down from this node.
 	immutable    bool
 	anyImmutable bool
 	height       int
 
-	// grantable is x-deckhouse-grantable-resource ("" when unbound).
+	// grantable is x-deckhouse-grantable-resource ("" when unbound);
+	// grants, on the root only, lists the bindings reached through
+	// properties (see collectGrants).
 	grantable string
+	grants    []grantPath
 
 	// switches are the oneOf branches carrying
 	// x-deckhouse-enum-switch-settings that have a discriminator, in order.
@@ -100,13 +109,102 @@ func buildSchemaNode(file string, tree map[string]any) (*schemaNode, error) {
 	if err != nil {
 		return nil, &SchemaError{File: file, Message: "creating the CEL environment: " + err.Error()}
 	}
-	c := &nodeBuilder{file: file, env: env}
+	c := &nodeBuilder{file: file, env: env, rec: &recursion{root: tree, refs: map[string]*schemaNode{}}}
 	n, err := c.node(tree, "", 0)
 	if err != nil {
 		return nil, err
 	}
 	if n == nil {
 		n = &schemaNode{}
+	}
+	if len(c.rec.refs) > 0 {
+		c.rec.settle()
+	}
+	(&grantCollector{onPath: map[*schemaNode]bool{}, out: &n.grants}).collect(n, nil)
+	return n, nil
+}
+
+// recursion is the state of recursive $refs while one tree is built: a
+// $ref left in place by resolveRefs (see refResolver.recursiveRef) becomes
+// an edge to the node of its target, built once, so the node graph has a
+// cycle where the schema recurs.
+type recursion struct {
+	root map[string]any
+	refs map[string]*schemaNode // target node by $ref, registered before its children are built
+	all  []*schemaNode          // every node built, for settle
+}
+
+// settle recomputes, until nothing changes, what each node lifts from its
+// children (hasRules, ruleProps, anyImmutable): a node on a cycle was built
+// before its own descendants were complete.
+func (r *recursion) settle() {
+	for changed := true; changed; {
+		changed = false
+		for _, n := range r.all {
+			hasRules, anyImmutable := n.lifted()
+			if hasRules != n.hasRules || anyImmutable != n.anyImmutable {
+				n.hasRules, n.anyImmutable, changed = hasRules, anyImmutable, true
+			}
+		}
+	}
+	for _, n := range r.all {
+		n.ruleProps = n.ruleProps[:0]
+		for _, k := range n.propNames {
+			if n.props[k].ruled() {
+				n.ruleProps = append(n.ruleProps, k)
+			}
+		}
+	}
+}
+
+// lifted computes hasRules and anyImmutable of n from its own level and its
+// children as they are now.
+func (n *schemaNode) lifted() (hasRules, anyImmutable bool) {
+	hasRules, anyImmutable = len(n.rules) > 0, n.immutable
+	visit := func(c *schemaNode, rules bool) {
+		if c == nil {
+			return
+		}
+		hasRules = hasRules || (rules && c.hasRules)
+		anyImmutable = anyImmutable || c.anyImmutable
+	}
+	for _, c := range n.props {
+		visit(c, true)
+	}
+	for _, p := range n.patterns {
+		visit(p.node, true)
+	}
+	visit(n.additional, true)
+	visit(n.items, true)
+	for _, c := range n.tuple {
+		visit(c, true)
+	}
+	for _, b := range n.branches {
+		visit(b.node, true)
+	}
+	visit(n.additionalItems, false)
+	visit(n.not, false)
+	for _, d := range n.deps {
+		visit(d, false)
+	}
+	return hasRules, anyImmutable
+}
+
+// refNode returns the node of the recursive $ref ref found at schema path
+// sp, building its target once.
+func (c *nodeBuilder) refNode(ref, sp string, depth int) (*schemaNode, error) {
+	if n, ok := c.rec.refs[ref]; ok {
+		return n, nil
+	}
+	target, err := lookupPointer(c.rec.root, ref[1:])
+	tm, ok := target.(map[string]any)
+	if err != nil || !ok {
+		return nil, c.errorf(sp, "$ref %q does not resolve inside the schema", ref)
+	}
+	n := &schemaNode{raw: tm}
+	c.rec.refs[ref] = n
+	if err := c.fill(n, tm, sp, depth); err != nil {
+		return nil, err
 	}
 	return n, nil
 }
@@ -119,6 +217,7 @@ type nodeBuilder struct {
 	// noRules builds nodes without compiling their rules: below
 	// additionalItems, whose rules the engine neither compiles nor runs.
 	noRules bool
+	rec     *recursion
 }
 
 func (c *nodeBuilder) errorf(schemaPath, format string, args ...any) error {
@@ -133,11 +232,23 @@ func (c *nodeBuilder) node(s map[string]any, sp string, depth int) (*schemaNode,
 	if depth > maxValueDepth {
 		return nil, c.errorf(sp, "schema is nested deeper than %d levels", maxValueDepth)
 	}
+	if ref, ok := s["$ref"].(string); ok && strings.HasPrefix(ref, "#") {
+		return c.refNode(ref, sp, depth)
+	}
 	n := &schemaNode{raw: s}
+	if err := c.fill(n, s, sp, depth); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// fill builds the children of node n for schema s at schema path sp.
+func (c *nodeBuilder) fill(n *schemaNode, s map[string]any, sp string, depth int) error {
+	c.rec.all = append(c.rec.all, n)
 	if raw, ok := s[extValidations]; ok && !c.noRules {
 		rules, err := c.rules(raw, sp+"/"+extValidations)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if len(rules) > 0 {
 			n.rules, n.hasRules = rules, true
@@ -149,7 +260,7 @@ func (c *nodeBuilder) node(s map[string]any, sp string, depth int) (*schemaNode,
 		for _, k := range n.propNames {
 			child, err := c.node(schemaMap(props[k]), sp+"/properties/"+escapePointer(k), depth+1)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			n.props[k] = child
 			if child != nil && child.hasDefault {
@@ -161,11 +272,50 @@ func (c *nodeBuilder) node(s map[string]any, sp string, depth int) (*schemaNode,
 			}
 		}
 	}
+	if err := c.fillItems(n, s, sp, depth); err != nil {
+		return err
+	}
+	if ap := schemaMap(s["additionalProperties"]); ap != nil {
+		child, err := c.node(ap, sp+"/additionalProperties", depth+1)
+		if err != nil {
+			return err
+		}
+		n.additional = child
+		n.hasRules = n.hasRules || child.ruled()
+	}
+	if pp := schemaMap(s["patternProperties"]); len(pp) > 0 {
+		for _, p := range sortedKeys(pp) {
+			child, err := c.node(schemaMap(pp[p]), sp+"/patternProperties/"+escapePointer(p), depth+1)
+			if err != nil {
+				return err
+			}
+			n.patterns = append(n.patterns, patternNode{pattern: p, re: compilePattern(p), node: child})
+			n.hasRules = n.hasRules || child.ruled()
+		}
+	}
+	if err := c.fillBranches(n, s, sp, depth); err != nil {
+		return err
+	}
+	if err := c.markOnly(n, s, sp, depth); err != nil {
+		return err
+	}
+	if d, ok := s["default"]; ok && d != nil {
+		n.def, n.hasDefault = d, true
+	}
+	n.liftImmutable()
+	n.grantable, _ = s[extGrantable].(string)
+	n.switches = switchBranches(s)
+	return nil
+}
+
+// fillItems builds the items (one schema or a tuple, then additionalItems)
+// of node n.
+func (c *nodeBuilder) fillItems(n *schemaNode, s map[string]any, sp string, depth int) error {
 	switch it := s["items"].(type) {
 	case map[string]any:
 		child, err := c.node(it, sp+"/items", depth+1)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		n.items = child
 		n.hasRules = n.hasRules || child.ruled()
@@ -175,7 +325,7 @@ func (c *nodeBuilder) node(s map[string]any, sp string, depth int) (*schemaNode,
 		for i, e := range it {
 			child, err := c.node(schemaMap(e), sp+"/items/"+strconv.Itoa(i), depth+1)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			n.tuple[i] = child
 			n.hasRules = n.hasRules || child.ruled()
@@ -188,29 +338,16 @@ func (c *nodeBuilder) node(s map[string]any, sp string, depth int) (*schemaNode,
 			nr.noRules = true
 			child, err := nr.node(ai, sp+"/additionalItems", depth+1)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			n.additionalItems = child
 		}
 	}
-	if ap := schemaMap(s["additionalProperties"]); ap != nil {
-		child, err := c.node(ap, sp+"/additionalProperties", depth+1)
-		if err != nil {
-			return nil, err
-		}
-		n.additional = child
-		n.hasRules = n.hasRules || child.ruled()
-	}
-	if pp := schemaMap(s["patternProperties"]); len(pp) > 0 {
-		for _, p := range sortedKeys(pp) {
-			child, err := c.node(schemaMap(pp[p]), sp+"/patternProperties/"+escapePointer(p), depth+1)
-			if err != nil {
-				return nil, err
-			}
-			n.patterns = append(n.patterns, patternNode{pattern: p, re: compilePattern(p), node: child})
-			n.hasRules = n.hasRules || child.ruled()
-		}
-	}
+	return nil
+}
+
+// fillBranches builds the allOf, anyOf and oneOf branches of node n.
+func (c *nodeBuilder) fillBranches(n *schemaNode, s map[string]any, sp string, depth int) error {
 	for _, kw := range []string{"allOf", "anyOf", "oneOf"} {
 		list, _ := s[kw].([]any)
 		for i, b := range list {
@@ -220,7 +357,7 @@ func (c *nodeBuilder) node(s map[string]any, sp string, depth int) (*schemaNode,
 			}
 			child, err := c.node(bs, sp+"/"+kw+"/"+strconv.Itoa(i), depth+1)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			bn := branchNode{always: kw == "allOf", node: child}
 			if !bn.always {
@@ -230,13 +367,34 @@ func (c *nodeBuilder) node(s map[string]any, sp string, depth int) (*schemaNode,
 			n.hasRules = n.hasRules || child.ruled()
 		}
 	}
-	if d, ok := s["default"]; ok && d != nil {
-		n.def, n.hasDefault = d, true
+	return nil
+}
+
+// markOnly builds the not and dependencies sub-schemas of s, which only
+// the immutability walk follows (their rules are neither compiled nor run).
+func (c *nodeBuilder) markOnly(n *schemaNode, s map[string]any, sp string, depth int) error {
+	nr := *c
+	nr.noRules = true
+	if ns := schemaMap(s["not"]); ns != nil {
+		child, err := nr.node(ns, sp+"/not", depth+1)
+		if err != nil {
+			return err
+		}
+		n.not = child
 	}
-	n.liftImmutable()
-	n.grantable, _ = s[extGrantable].(string)
-	n.switches = switchBranches(s)
-	return n, nil
+	deps := schemaMap(s["dependencies"])
+	for _, k := range sortedKeys(deps) {
+		ds := schemaMap(deps[k])
+		if ds == nil {
+			continue // the property-list form holds no schema
+		}
+		child, err := nr.node(ds, sp+"/dependencies/"+escapePointer(k), depth+1)
+		if err != nil {
+			return err
+		}
+		n.deps = append(n.deps, child)
+	}
+	return nil
 }
 
 // liftImmutable sets immutable, anyImmutable and height from the extension
@@ -265,6 +423,14 @@ func (n *schemaNode) liftImmutable() {
 	down(n.items)
 	for _, c := range n.tuple {
 		down(c)
+	}
+	down(n.additionalItems)
+	for _, b := range n.branches {
+		down(b.node)
+	}
+	down(n.not)
+	for _, d := range n.deps {
+		down(d)
 	}
 }
 

@@ -179,37 +179,39 @@ func (n *schemaNode) step(seg Segment) *schemaNode {
 // (extending the path), and items and additionalProperties /
 // patternProperties (keeping the path: the element is not known).
 func (n *schemaNode) walkBelow(p Path, depth int, fn func(n *schemaNode, p Path)) {
-	if n == nil || depth > 64 {
+	n.walkBelowOnce(p, depth, map[*schemaNode]bool{}, fn)
+}
+
+// walkBelowOnce is walkBelow that enters no node already on the current
+// path (onPath), so a recursive schema is followed once around a cycle.
+func (n *schemaNode) walkBelowOnce(p Path, depth int, onPath map[*schemaNode]bool, fn func(n *schemaNode, p Path)) {
+	if n == nil || depth > 64 || onPath[n] {
 		return
 	}
+	onPath[n] = true
+	defer delete(onPath, n)
 	fn(n, p)
 	for _, k := range n.propNames {
-		n.props[k].walkBelow(p.Key(k), depth+1, fn)
+		n.props[k].walkBelowOnce(p.Key(k), depth+1, onPath, fn)
 	}
-	n.items.walkBelow(p, depth+1, fn)
-	n.additional.walkBelow(p, depth+1, fn)
+	n.items.walkBelowOnce(p, depth+1, onPath, fn)
+	n.additional.walkBelowOnce(p, depth+1, onPath, fn)
 	for _, pn := range n.patterns {
-		pn.node.walkBelow(p, depth+1, fn)
+		pn.node.walkBelowOnce(p, depth+1, onPath, fn)
 	}
 }
 
-// grantSkips lists the grantable fields at or below an unknown value of the
-// settings whose catalog would inject a default or check the value.
+// grantSkips lists the bindings (see collectGrants) at or below an
+// unknown value of the settings whose catalog would inject a default or
+// check the value.
 func grantSkips(root *schemaNode, unknowns unknownSet, cat Catalog) []Skipped {
 	var out []Skipped
 	for _, u := range unknowns {
-		node := root
-		for _, seg := range u {
-			node = node.step(seg)
+		for _, g := range root.grantPaths() {
+			if _, ok := cat[g.resource]; ok && hasPrefix(g.path, u) {
+				out = append(out, Skipped{Document: DocSettings, Path: g.path, Check: checkGrant, Rule: extGrantable, Unknown: u})
+			}
 		}
-		node.walkBelow(u, 0, func(n *schemaNode, p Path) {
-			if n.grantable == "" {
-				return
-			}
-			if c, ok := cat[n.grantable]; ok && c.Default != "" {
-				out = append(out, Skipped{Document: DocSettings, Path: p, Check: checkGrant, Rule: extGrantable, Unknown: u})
-			}
-		})
 	}
 	return out
 }
@@ -280,9 +282,14 @@ func switchSkips(root *schemaNode, doc Document, unknowns unknownSet) []Skipped 
 // skipRules lists every rule of n and below (of the pass's mode) as skipped
 // because of the unknown value u.
 func (n *schemaNode) skipRules(r *celRun, path Path, u Path, depth int) {
-	if !n.ruled() || depth > maxValueDepth {
+	if !n.ruled() || depth > maxValueDepth || r.skipping[n] {
 		return
 	}
+	if r.skipping == nil {
+		r.skipping = map[*schemaNode]bool{}
+	}
+	r.skipping[n] = true // a recursive schema is followed once around a cycle
+	defer delete(r.skipping, n)
 	for _, rule := range n.rules {
 		if rule.usesOld == (r.mode == celWithOldSelf) {
 			r.skip(rule, path, u)
@@ -358,21 +365,36 @@ func (r *celRun) skippedUnknown(n *schemaNode, v, old any, path Path) ([]*celRul
 	return nil, false
 }
 
-// runRulesPartial is runRules over documents holding Unknown values (their
-// paths in unknowns for self, oldUnknowns for oldSelf); rules not run are
-// appended to skipped.
-func runRulesPartial(n *schemaNode, doc Document, mode celMode, self, old any, hasOld bool, schemaProblems []*Problem, unknowns, oldUnknowns unknownSet, skipped *[]Skipped) []*Problem {
-	r, cancel := newCELRun(doc, mode)
+// celPass is one pass of CEL rules over a document that may hold Unknown
+// values: the rules of node, the document they point into, the mode, self
+// and the old value (hasOld), the document's schema problems (see
+// celRun.invalid), the Unknown paths of self (unknowns) and of oldSelf
+// (oldUnknowns); rules not run are appended to skipped.
+type celPass struct {
+	node           *schemaNode
+	doc            Document
+	mode           celMode
+	self, old      any
+	hasOld         bool
+	schemaProblems []*Problem
+	unknowns       unknownSet
+	oldUnknowns    unknownSet
+	skipped        *[]Skipped
+}
+
+// run runs the pass and returns its problems.
+func (c celPass) run() []*Problem {
+	r, cancel := newCELRun(c.doc, c.mode)
 	defer cancel()
-	if len(unknowns) > 0 || len(oldUnknowns) > 0 {
-		r.partial = &celPartial{unknowns: unknowns, oldUnknowns: oldUnknowns}
+	if len(c.unknowns) > 0 || len(c.oldUnknowns) > 0 {
+		r.partial = &celPartial{unknowns: c.unknowns, oldUnknowns: c.oldUnknowns}
 	}
-	for _, p := range schemaProblems {
+	for _, p := range c.schemaProblems {
 		r.invalid = append(r.invalid, p.Path.String())
 	}
-	n.run(r, self, old, hasOld, make(Path, 0, 16), 0)
-	if r.partial != nil {
-		*skipped = append(*skipped, r.partial.skipped...)
+	c.node.run(r, c.self, c.old, c.hasOld, make(Path, 0, 16), 0)
+	if r.partial != nil && c.skipped != nil {
+		*c.skipped = append(*c.skipped, r.partial.skipped...)
 	}
 	return r.problems
 }
@@ -383,13 +405,13 @@ func (p *Package) evaluateUnknownSettings(req Request, res *Result) {
 	root := unknownSet{Path{}}
 	res.Skipped = append(res.Skipped, schemaSkips(p.settings.node, DocSettings, root)...)
 	if p.settings.rules != nil {
-		runRulesPartial(p.settings.rules, DocSettings, celWithoutOldSelf, Unknown{}, nil, false, nil, root, nil, &res.Skipped)
+		celPass{node: p.settings.rules, doc: DocSettings, mode: celWithoutOldSelf, self: Unknown{}, unknowns: root, skipped: &res.Skipped}.run()
 	}
 	res.Skipped = append(res.Skipped, grantSkips(p.settings.node, root, req.Catalog)...)
 	if req.HasPrevious {
 		if prev, err := normalize(req.Previous); err == nil {
 			if p.settings.rules != nil {
-				runRulesPartial(p.settings.rules, DocSettings, celWithOldSelf, Unknown{}, prev, true, nil, root, nil, &res.Skipped)
+				celPass{node: p.settings.rules, doc: DocSettings, mode: celWithOldSelf, self: Unknown{}, old: prev, hasOld: true, unknowns: root, skipped: &res.Skipped}.run()
 			}
 			res.Skipped = append(res.Skipped, immutableSkips(p.settings.node, DocSettings, root, prev)...)
 			res.Skipped = append(res.Skipped, switchSkips(p.settings.node, DocSettings, root)...)
@@ -398,7 +420,7 @@ func (p *Package) evaluateUnknownSettings(req Request, res *Result) {
 	if req.HookValues != nil && p.values != nil {
 		res.Skipped = append(res.Skipped, schemaSkips(p.values.node, DocHookValues, root)...)
 		if p.values.rules != nil {
-			runRulesPartial(p.values.rules, DocHookValues, celWithoutOldSelf, Unknown{}, nil, false, nil, root, nil, &res.Skipped)
+			celPass{node: p.values.rules, doc: DocHookValues, mode: celWithoutOldSelf, self: Unknown{}, unknowns: root, skipped: &res.Skipped}.run()
 		}
 	}
 	sortSkipped(&res.Skipped)

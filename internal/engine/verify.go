@@ -16,6 +16,7 @@ const (
 	ruleExtensions = "extensions"
 	ruleSyntax     = "syntax"   // a schema file that cannot be parsed (error), or YAML DP reads other than it looks (warning)
 	ruleKeywords   = "keywords" // a keyword value DP loads but ignores or reads otherwise (warning)
+	rulePublish    = "publish"  // a value DP's typed decode refuses: the version is never published (error)
 )
 
 // reCamelCase matches enum values DP accepts as CamelCase: a capital letter
@@ -84,6 +85,9 @@ func verify(fsys fs.FS) ([]Finding, error) {
 		}
 		for _, nt := range yamlNotes {
 			add(ruleSyntax, SeverityWarning, n, nt.SchemaPath, nt.Message)
+		}
+		for _, se := range publishErrors(openapiDir+"/"+n, root) {
+			add(rulePublish, SeverityError, n, se.SchemaPath, se.Message)
 		}
 		for _, nt := range tolerate(openapiDir+"/"+n, root, order) {
 			add(ruleKeywords, SeverityWarning, n, nt.SchemaPath, nt.Message)

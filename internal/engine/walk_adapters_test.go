@@ -26,8 +26,12 @@ func compileRules(file string, tree map[string]any) (*schemaNode, error) {
 	return n, nil
 }
 
-func checkImmutable(s map[string]any, n any, nHas bool, o any, frozen bool, path Path, _ int, out *[]*Problem) {
-	(&immutableWalk{out: out}).walk(nodeOf(s), n, nHas, o, frozen, path)
+// checkImmutable compares prev with cur as DP's webhook does: both get
+// the schema defaults, unset grant paths leave the old side.
+func checkImmutable(s map[string]any, prev, cur map[string]any, out *[]*Problem) {
+	n := nodeOf(s)
+	old, now := immutableSides(n, prev, cur)
+	(&immutableWalk{out: out}).walk(n, old, now, nil)
 }
 
 func effectiveWithDefaults(schema map[string]any, doc map[string]any) map[string]any {
@@ -38,8 +42,11 @@ func buildValues(valuesTree map[string]any, effective map[string]any, hook map[s
 	return assembleValues(nodeOf(valuesTree), effective, hook)
 }
 
-func applyGrants(s map[string]any, eff, raw any, cat Catalog, path Path, _ int, out *[]*Problem) {
-	(&grantWalk{cat: cat, out: out}).walk(nodeOf(s), eff, raw, path)
+func applyGrants(s map[string]any, eff, raw map[string]any, cat Catalog, problems, warnings *[]*Problem) {
+	if warnings == nil {
+		warnings = new([]*Problem)
+	}
+	(&grantRun{cat: cat, problems: problems, warnings: warnings}).apply(nodeOf(s), eff, raw)
 }
 
 func detectSwitches(s map[string]any, n, o any, path Path, _ int, out *[]Switch) {

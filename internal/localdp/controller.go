@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/rest"
@@ -78,6 +79,7 @@ const defaultWorkers = 8
 // controller is the stand-in for DP's Application controller.
 type controller struct {
 	dyn     dynamic.Interface
+	disc    discovery.DiscoveryInterface // orphan kinds (deleteOrphans)
 	factory dynamicinformer.DynamicSharedInformerFactory
 	apps    cache.SharedIndexInformer
 	apvs    cache.SharedIndexInformer
@@ -93,6 +95,11 @@ type controller struct {
 	// second evaluation (and a conflicting status write).
 	mu      sync.Mutex
 	applied map[types.UID]int64
+	// rawApplied holds, per Application UID, the spec.settings of the last
+	// accepted apply: DP's runtime keeps the raw settings it applied and
+	// binds oldSelf to them. Kept in memory only, as DP's runtime does; after
+	// a restart oldSelf falls back to status.lastAppliedConfiguration.
+	rawApplied map[types.UID]any
 
 	// packages holds the compiled package of each ApplicationPackageVersion
 	// by name, valid for one resourceVersion: compiling the published
@@ -122,19 +129,25 @@ func newController(cfg *rest.Config, opts Options) (*controller, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
 	factory := dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
 	c := &controller{
 		dyn:     dyn,
+		disc:    disc,
 		factory: factory,
 		apps:    factory.ForResource(ApplicationGVR).Informer(),
 		apvs:    factory.ForResource(ApplicationPackageVersionGVR).Informer(),
 		acrs:    factory.ForResource(AvailableClusterResourceGVR).Informer(),
 		queue: workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](
 			5*time.Millisecond, 2*time.Second)),
-		workers:  workers,
-		logf:     logf,
-		applied:  map[types.UID]int64{},
-		packages: map[string]compiledPackage{},
+		workers:    workers,
+		logf:       logf,
+		applied:    map[types.UID]int64{},
+		rawApplied: map[types.UID]any{},
+		packages:   map[string]compiledPackage{},
 	}
 	enqueue := func(obj any) {
 		key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
@@ -259,9 +272,13 @@ func (c *controller) reconcile(ctx context.Context, key string) error {
 		if len(kept) == len(fins) {
 			return nil
 		}
+		if err := c.deleteOrphans(ctx, app); err != nil {
+			return err // retried: DP's removal waits on the orphan deletion too
+		}
 		app.SetFinalizers(kept)
 		c.mu.Lock()
 		delete(c.applied, app.GetUID())
+		delete(c.rawApplied, app.GetUID())
 		c.mu.Unlock()
 		_, err := client.Update(ctx, app, metav1.UpdateOptions{})
 		if apierrors.IsNotFound(err) {
@@ -523,6 +540,10 @@ func (c *controller) evaluate(ctx context.Context, app *unstructured.Unstructure
 			prev = map[string]any{}
 		}
 		req.Previous, req.HasPrevious = prev, true
+		c.mu.Lock()
+		raw, ok := c.rawApplied[app.GetUID()]
+		c.mu.Unlock()
+		req.PreviousRaw, req.HasPreviousRaw = raw, ok
 	}
 	res := pkg.Evaluate(req)
 	if !res.OK() {
@@ -550,6 +571,9 @@ func (c *controller) evaluate(ctx context.Context, app *unstructured.Unstructure
 		effective = map[string]any{}
 	}
 	status["lastAppliedConfiguration"] = toJSONValue(effective)
+	c.mu.Lock()
+	c.rawApplied[app.GetUID()] = toJSONValue(settings)
+	c.mu.Unlock()
 	if urls := simulatedURLs(effective); urls != nil {
 		status["urls"] = toJSONValue(urls)
 	} else {

@@ -401,7 +401,7 @@ func (cp *ControlPlane) StartAPIServer(ctx context.Context) error {
 	if cp.api.closed {
 		return errors.New("start kube-apiserver: the control plane is stopped")
 	}
-	cmd := exec.Command(cp.api.args[0], cp.api.args[1:]...) //nolint:gosec // the command line envtest started
+	cmd := exec.Command(cp.api.args[0], cp.api.args[1:]...) // the command line envtest started
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}   // as envtest starts it: out of the test's process group
 	stderr := &tailBuffer{max: 8 << 10}
 	cmd.Stderr = stderr

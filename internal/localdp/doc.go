@@ -79,6 +79,20 @@
 //     control plane from settings.<field>"}; otherwise none. Real packages
 //     publish their own URLs.
 //
+// # Simulated: orphan deletion
+//
+// When an Application is deleted, before its finalizer is removed, the
+// controller does what DP does after uninstalling the release (nothing is
+// installed here, so only this last step is simulated): it lists the
+// objects of the kinds the package declares in orphanResources (the
+// default of that values key, see engine.Package.OrphanResources) in the
+// Application's namespace labelled packages.deckhouse.io/instance=<name>,
+// and deletes them (background propagation, UID precondition). Cluster-
+// scoped kinds, kinds the API server does not serve, and objects annotated
+// werf.io/ownership: anyone or with a keep or skip-delete resource policy
+// (werf.io/resource-policy, else helm.sh/resource-policy) are left. A
+// failure is retried and holds the finalizer, as DP's removal waits on it.
+//
 // What it does not do: there is no admission webhook (invalid settings are
 // accepted by the API server and rejected by the controller, as DP does at
 // apply time), no package download, no hooks (so no hook values and no

@@ -3,6 +3,7 @@ package provider
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -35,11 +37,144 @@ func examplesTofuPath() string {
 // localModuleSource matches a module block's local source ("./x" or "../x").
 var localModuleSource = regexp.MustCompile(`(?m)^\s*source\s*=\s*"\.\.?/`)
 
+// cliFeature is a language feature that some examples use and that older CLIs
+// lack: each example file using one is checked only with CLIs that have it.
+// The versions are the ones the docs' Requirements table gives; "" means the
+// CLI has no such feature.
+type cliFeature struct {
+	name                string
+	uses                *regexp.Regexp
+	terraform, opentofu string
+}
+
+var cliFeatures = []cliFeature{
+	{name: "import by identity", uses: regexp.MustCompile(`(?m)^\s*identity\s*=\s*\{`), terraform: "1.12", opentofu: "1.12"},
+	{name: "list blocks (terraform query)", uses: regexp.MustCompile(`(?m)^\s*list\s+"`), terraform: "1.14"},
+}
+
+// exampleCLI is one Terraform or OpenTofu binary the examples are checked with.
+type exampleCLI struct {
+	path     string
+	product  string // "Terraform" or "OpenTofu"
+	minor    int    // 1.<minor>
+	version  string
+	optional bool // found on PATH, not the one the toolchain provides
+}
+
+var cliVersionLine = regexp.MustCompile(`(?m)^(OpenTofu|Terraform) v1\.(\d+)\.\d+`)
+
+func newExampleCLI(t *testing.T, path string, optional bool) (exampleCLI, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "version")
+	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1", "TF_CLI_CONFIG_FILE=")
+	out, _ := cmd.CombinedOutput()
+	m := cliVersionLine.FindSubmatch(out)
+	if m == nil {
+		return exampleCLI{}, false
+	}
+	minor, err := strconv.Atoi(string(m[2]))
+	if err != nil {
+		return exampleCLI{}, false
+	}
+	return exampleCLI{path: path, product: string(m[1]), minor: minor, version: string(m[0]), optional: optional}, true
+}
+
+// supports reports whether the CLI has the feature.
+func (c exampleCLI) supports(f cliFeature) bool {
+	want := f.opentofu
+	if c.product == "Terraform" {
+		want = f.terraform
+	}
+	minor, ok := strings.CutPrefix(want, "1.")
+	if !ok {
+		return false
+	}
+	n, err := strconv.Atoi(minor)
+	return err == nil && c.minor >= n
+}
+
+// examplesCLIs is the toolchain's CLI first, then every other tofu or
+// terraform on PATH (or in DECKHOUSE_EXAMPLES_CLIS, a PATH-style list) that
+// is at least 1.11, the users' minimum: the examples must hold on each, apart
+// from the files whose features that CLI lacks.
+func examplesCLIs(t *testing.T, primary string) []exampleCLI {
+	t.Helper()
+	first, ok := newExampleCLI(t, primary, false)
+	if !ok {
+		t.Fatalf("%s prints no Terraform or OpenTofu version", primary)
+	}
+	clis := []exampleCLI{first}
+	seen := map[string]bool{}
+	if p, err := filepath.EvalSymlinks(primary); err == nil {
+		seen[p] = true
+	}
+	var candidates []string
+	if list := os.Getenv("DECKHOUSE_EXAMPLES_CLIS"); list != "" {
+		candidates = filepath.SplitList(list)
+	} else {
+		for _, name := range []string{"terraform", "tofu"} {
+			if p, err := exec.LookPath(name); err == nil {
+				candidates = append(candidates, p)
+			}
+		}
+	}
+	for _, p := range candidates {
+		resolved, err := filepath.EvalSymlinks(p)
+		if err != nil || seen[resolved] {
+			continue
+		}
+		seen[resolved] = true
+		if c, ok := newExampleCLI(t, p, true); ok && c.minor >= 11 {
+			clis = append(clis, c)
+		}
+	}
+	return clis
+}
+
+// examplesWithout removes from dir the .tf files that use a feature the CLI
+// lacks, and returns what it removed, each with the reason.
+func examplesWithout(t *testing.T, dir string, cli exampleCLI) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var removed []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, feat := range cliFeatures {
+			if feat.uses.Match(b) && !cli.supports(feat) {
+				if err := os.Remove(f); err != nil {
+					t.Fatal(err)
+				}
+				removed = append(removed, fmt.Sprintf("%s (%s needs Terraform %s / OpenTofu %s)",
+					filepath.Base(f), feat.name, orNone(feat.terraform), orNone(feat.opentofu)))
+				break
+			}
+		}
+	}
+	return removed
+}
+
+func orNone(v string) string {
+	if v == "" {
+		return "none"
+	}
+	return v
+}
+
 // TestExamples_TofuValidate proves every example directory (every folder under
 // examples/ holding .tf files) is a valid configuration for the provider as
 // built from this tree: `tofu validate` with a dev_overrides CLI config, so no
 // registry is contacted. Directories calling local modules get `tofu get`
-// first, which installs modules only.
+// first, which installs modules only. It runs with the toolchain's CLI and
+// with every other one found (examplesCLIs), each example file only with the
+// CLIs that have the features it uses (cliFeatures).
 func TestExamples_TofuValidate(t *testing.T) {
 	tofu := examplesTofuPath()
 	if fi, err := os.Stat(tofu); err != nil || fi.IsDir() {
@@ -91,9 +226,24 @@ func TestExamples_TofuValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Work on a copy of examples/ so relative module sources resolve and no
-	// .terraform folder is left in the tree.
-	examples := filepath.Join(tmp, "examples")
+	env := append(os.Environ(),
+		"TF_CLI_CONFIG_FILE="+cliConfig,
+		"TF_IN_AUTOMATION=1",
+		"CHECKPOINT_DISABLE=1",
+		"TF_LOG=",
+	)
+	for _, cli := range examplesCLIs(t, tofu) {
+		t.Run(cli.version, func(t *testing.T) {
+			examplesValidate(t, root, cli, env)
+		})
+	}
+}
+
+// examplesValidate validates every example directory with one CLI, on a copy
+// of examples/ so relative module sources resolve, files the CLI cannot read
+// can be left out, and no .terraform folder is left in the tree.
+func examplesValidate(t *testing.T, root string, cli exampleCLI, env []string) {
+	examples := t.TempDir()
 	if err := examplesCopyTree(filepath.Join(root, "examples"), examples); err != nil {
 		t.Fatal(err)
 	}
@@ -103,26 +253,26 @@ func TestExamples_TofuValidate(t *testing.T) {
 			t.Errorf("example directory examples/%s is missing (found %v)", want, dirs)
 		}
 	}
-
-	env := append(os.Environ(),
-		"TF_CLI_CONFIG_FILE="+cliConfig,
-		"TF_IN_AUTOMATION=1",
-		"CHECKPOINT_DISABLE=1",
-		"TF_LOG=",
-	)
 	for _, rel := range dirs {
 		t.Run(rel, func(t *testing.T) {
 			dir := filepath.Join(examples, rel)
+			for _, r := range examplesWithout(t, dir, cli) {
+				if !cli.optional {
+					t.Errorf("%s cannot check examples/%s/%s", cli.version, rel, r)
+				} else {
+					t.Logf("%s: not checking examples/%s/%s", cli.version, rel, r)
+				}
+			}
 			run := func(args ...string) {
 				t.Helper()
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 				defer cancel()
-				cmd := exec.CommandContext(ctx, tofu, append([]string{"-chdir=" + dir}, args...)...)
+				cmd := exec.CommandContext(ctx, cli.path, append([]string{"-chdir=" + dir}, args...)...)
 				cmd.Env = env
 				var out bytes.Buffer
 				cmd.Stdout, cmd.Stderr = &out, &out
 				if err := cmd.Run(); err != nil {
-					t.Fatalf("tofu %s in examples/%s: %v\n%s", strings.Join(args, " "), rel, err, out.String())
+					t.Fatalf("%s %s in examples/%s: %v\n%s", cli.version, strings.Join(args, " "), rel, err, out.String())
 				}
 			}
 			// Examples are fragments of a configuration that declares the

@@ -224,9 +224,9 @@ func TestAccPackageSettings_Rejects(t *testing.T) {
 			expectText(`Invalid settings.size: rule failed`, `size can only grow`)},
 		{"immutable field omitted with a different applied value", `previous_settings = { volumeClass = "fast" }`,
 			expectText(`Invalid settings.volumeClass: immutable field changed`, `field "volumeClass" is immutable: it can only be set when the application is created`)},
-		{"immutable object freezes its subtree", `settings = { frozen = { id = "b" } }
+		{"immutable object is compared whole", `settings = { frozen = { id = "b" } }
   previous_settings = { frozen = { id = "a" } }`,
-			expectText(`Invalid settings.frozen.id: immutable field changed`, `field "frozen.id" is immutable`)},
+			expectText(`Invalid settings.frozen: immutable field changed`, `field "frozen" is immutable`)},
 		{"removing an immutable object", `previous_settings = { frozen = { id = "a" } }`,
 			expectText(`Invalid settings.frozen: immutable field changed`, `field "frozen" is immutable`)},
 		{"immutable field of an existing array element", `settings = { users = [{ name = "z" }] }

@@ -6,9 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -16,8 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -48,8 +45,9 @@ const (
 )
 
 var (
-	_ provider.Provider              = &DeckhouseProvider{}
-	_ provider.ProviderWithFunctions = &DeckhouseProvider{}
+	_ provider.Provider                  = &DeckhouseProvider{}
+	_ provider.ProviderWithFunctions     = &DeckhouseProvider{}
+	_ provider.ProviderWithListResources = &DeckhouseProvider{}
 )
 
 // DeckhouseProvider is the provider implementation.
@@ -116,13 +114,15 @@ func (p *DeckhouseProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 			"The cluster connection is configured like the hashicorp/kubernetes provider; it is only used by " +
 			"deckhouse_application and the cluster data sources, so the offline data sources and functions work " +
 			"with an empty provider block. When neither a kubeconfig file nor a host is given (in the block or the " +
-			"environment), the provider uses the in-cluster configuration of the pod it runs in.",
+			"`KUBE_*` environment variables), the provider reads the kubeconfig files `KUBECONFIG` names, as kubectl " +
+			"does, and without `KUBECONFIG` uses the in-cluster configuration of the pod it runs in.",
 		Attributes: map[string]schema.Attribute{
 			"config_path": schema.StringAttribute{
 				Optional: true,
 				Description: "Path to a kubeconfig file. Conflicts with `config_paths`. Can be set with the `KUBE_CONFIG_PATH` " +
 					"environment variable. Without `config_path`, `config_paths` and `host` (and their environment variables), " +
-					"the provider uses the in-cluster configuration of the pod it runs in (its service account).",
+					"the provider reads the files `KUBECONFIG` names (separated like PATH, the first file winning, as in " +
+					"kubectl), and without `KUBECONFIG` uses the in-cluster configuration of the pod it runs in (its service account).",
 				Validators: []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("config_paths"))},
 			},
 			"config_paths": schema.ListAttribute{
@@ -176,8 +176,10 @@ func (p *DeckhouseProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 			},
 			"request_timeout": schema.StringAttribute{
 				Optional: true,
-				Description: "The deadline of each read request to the API server at plan and refresh (watches are not " +
-					"bounded by it), as a duration such as `\"30s\"` or `\"2m\"`. Default `\"60s\"`. Can be set with `" + envRequestTimeout + "`.",
+				Description: "The deadline of each request to the API server (each read, each attempt of a write; watches " +
+					"are not bounded by it), as a duration such as `\"30s\"` or `\"2m\"`. Default `\"60s\"`. A request that " +
+					"gets no answer by its deadline ends every request of the run that would follow (see the provider page). " +
+					"Can be set with `" + envRequestTimeout + "`.",
 				Validators: []validator.String{positiveDuration{}},
 			},
 		},
@@ -219,6 +221,7 @@ func (p *DeckhouseProvider) Configure(ctx context.Context, req provider.Configur
 	data.Conn.LogRequest = logRequest
 	resp.DataSourceData = data
 	resp.ResourceData = data
+	resp.ListResourceData = data
 	p.configured.Store(data)
 }
 
@@ -236,196 +239,6 @@ func logRequest(ctx context.Context, r dpclient.Request) {
 		fields["error"] = r.Err.Error()
 	}
 	tflog.Debug(ctx, "Kubernetes API request", fields)
-}
-
-// providerDataFromModel merges the configuration with the environment
-// (configuration wins; an empty variable is unset) into the data handed to
-// resources. A value unknown at plan marks the connection unknown, or leaves
-// a non-connection argument at its environment value or default. It warns
-// about settings that expose credentials, and reports environment variables
-// that do not parse as errors naming the variable.
-func providerDataFromModel(ctx context.Context, m *providerModel, getenv func(string) string) (*providerdata.Data, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	unknown := false
-	str := func(v types.String, env ...string) string {
-		if v.IsUnknown() {
-			unknown = true
-			return ""
-		}
-		if !v.IsNull() {
-			return v.ValueString()
-		}
-		for _, e := range env {
-			if s := getenv(e); s != "" {
-				return s
-			}
-		}
-		return ""
-	}
-	c := dpclient.Config{
-		ConfigContext:         str(m.ConfigContext, "KUBE_CTX"),
-		ConfigContextAuthInfo: str(m.ConfigContextAuthInfo, "KUBE_CTX_AUTH_INFO"),
-		ConfigContextCluster:  str(m.ConfigContextCluster, "KUBE_CTX_CLUSTER"),
-		Host:                  str(m.Host, "KUBE_HOST"),
-		Username:              str(m.Username, "KUBE_USER"),
-		Password:              str(m.Password, "KUBE_PASSWORD"),
-		Token:                 str(m.Token, "KUBE_TOKEN"),
-		ClientCertificate:     str(m.ClientCertificate, "KUBE_CLIENT_CERT_DATA"),
-		ClientKey:             str(m.ClientKey, "KUBE_CLIENT_KEY_DATA"),
-		ClusterCACertificate:  str(m.ClusterCACertificate, "KUBE_CLUSTER_CA_CERT_DATA"),
-		TLSServerName:         str(m.TLSServerName, "KUBE_TLS_SERVER_NAME"),
-		ProxyURL:              str(m.ProxyURL, "KUBE_PROXY_URL"),
-		QPS:                   defaultQPS,
-		Burst:                 defaultBurst,
-	}
-
-	// Kubeconfig files: config_path or config_paths (they conflict), else
-	// KUBE_CONFIG_PATH, else KUBE_CONFIG_PATHS. An empty value is unset, as
-	// in hashicorp/kubernetes (config_path = var.x with a default of "").
-	switch {
-	case m.ConfigPath.IsUnknown() || m.ConfigPaths.IsUnknown():
-		unknown = true
-	case m.ConfigPath.ValueString() != "":
-		c.ConfigPaths = []string{m.ConfigPath.ValueString()}
-	case len(m.ConfigPaths.Elements()) > 0:
-		var paths []types.String
-		diags.Append(m.ConfigPaths.ElementsAs(ctx, &paths, false)...)
-		for _, p := range paths {
-			if p.IsUnknown() {
-				unknown = true
-				continue
-			}
-			if !p.IsNull() && p.ValueString() != "" {
-				c.ConfigPaths = append(c.ConfigPaths, p.ValueString())
-			}
-		}
-	case getenv("KUBE_CONFIG_PATH") != "":
-		c.ConfigPaths = []string{getenv("KUBE_CONFIG_PATH")}
-		if getenv("KUBE_CONFIG_PATHS") != "" {
-			diags.AddWarning("KUBE_CONFIG_PATHS is ignored",
-				"Both KUBE_CONFIG_PATH and KUBE_CONFIG_PATHS are set; the deckhouse provider uses KUBE_CONFIG_PATH, "+
-					"as the hashicorp/kubernetes provider does.")
-		}
-	default:
-		for _, p := range filepath.SplitList(getenv("KUBE_CONFIG_PATHS")) {
-			if p != "" {
-				c.ConfigPaths = append(c.ConfigPaths, p)
-			}
-		}
-	}
-
-	switch {
-	case m.Insecure.IsUnknown():
-		unknown = true
-	case !m.Insecure.IsNull():
-		c.Insecure = m.Insecure.ValueBool()
-		if c.Insecure {
-			diags.AddAttributeWarning(path.Root("insecure"), "TLS verification of the API server is off", insecureWarning)
-		}
-	case getenv("KUBE_INSECURE") != "":
-		b, err := strconv.ParseBool(getenv("KUBE_INSECURE"))
-		if err != nil {
-			diags.AddError("Invalid KUBE_INSECURE",
-				fmt.Sprintf("The environment variable KUBE_INSECURE is %q, which is not a boolean (true, false, 1 or 0).", getenv("KUBE_INSECURE")))
-		}
-		c.Insecure = b
-		if c.Insecure {
-			diags.AddWarning("TLS verification of the API server is off (KUBE_INSECURE)", insecureWarning)
-		}
-	}
-	if strings.HasPrefix(strings.ToLower(c.Host), "http://") {
-		const detail = "The API server address is http://: the credentials (tokens, passwords, client keys) and the " +
-			"settings sent to it, sensitive settings included, travel in clear. Use an https:// address."
-		if !m.Host.IsNull() {
-			diags.AddAttributeWarning(path.Root("host"), "Unencrypted connection to the API server", detail)
-		} else {
-			diags.AddWarning("Unencrypted connection to the API server (KUBE_HOST)", detail)
-		}
-	}
-
-	if m.QPS.IsUnknown() {
-		unknown = true
-	} else if !m.QPS.IsNull() {
-		c.QPS = float32(m.QPS.ValueFloat64())
-	}
-	if m.Burst.IsUnknown() {
-		unknown = true
-	} else if !m.Burst.IsNull() {
-		c.Burst = int(m.Burst.ValueInt64())
-	}
-
-	var execs []execModel
-	if m.Exec.IsUnknown() {
-		unknown = true
-	} else if !m.Exec.IsNull() {
-		if d := m.Exec.ElementsAs(ctx, &execs, true); d.HasError() {
-			unknown = true
-		}
-	}
-	if len(execs) > 0 { // the schema allows at most one
-		e := execs[0]
-		x := &dpclient.ExecConfig{APIVersion: str(e.APIVersion), Command: str(e.Command)}
-		if e.Args.IsUnknown() || e.Env.IsUnknown() {
-			unknown = true
-		}
-		var args []types.String
-		e.Args.ElementsAs(ctx, &args, false)
-		for _, a := range args {
-			x.Args = append(x.Args, str(a))
-		}
-		env := map[string]types.String{}
-		e.Env.ElementsAs(ctx, &env, false)
-		for k, v := range env {
-			if x.Env == nil {
-				x.Env = map[string]string{}
-			}
-			x.Env[k] = str(v)
-		}
-		c.Exec = x
-	}
-
-	data := &providerdata.Data{
-		FieldManager:   providerdata.DefaultFieldManager,
-		PlanChecks:     providerdata.PlanChecksBestEffort,
-		RequestTimeout: defaultRequestTimeout,
-		Conn:           c,
-		Unknown:        unknown,
-	}
-	if v := m.FieldManager; !v.IsNull() && !v.IsUnknown() && v.ValueString() != "" {
-		data.FieldManager = v.ValueString()
-	}
-	if v := m.ForceConflicts; !v.IsNull() && !v.IsUnknown() {
-		data.ForceConflicts = v.ValueBool()
-	}
-
-	switch v := m.PlanChecks; {
-	case !v.IsNull() && !v.IsUnknown():
-		data.PlanChecks = v.ValueString() // checked by the schema
-	case getenv(envPlanChecks) != "":
-		switch s := getenv(envPlanChecks); s {
-		case providerdata.PlanChecksBestEffort, providerdata.PlanChecksRequired:
-			data.PlanChecks = s
-		default:
-			diags.AddError("Invalid "+envPlanChecks, fmt.Sprintf("The environment variable %s is %q; it must be %q or %q.",
-				envPlanChecks, s, providerdata.PlanChecksBestEffort, providerdata.PlanChecksRequired))
-		}
-	}
-
-	switch v := m.RequestTimeout; {
-	case !v.IsNull() && !v.IsUnknown():
-		if d, err := parsePositiveDuration(v.ValueString()); err == nil {
-			data.RequestTimeout = d
-		} // else reported by the schema's validator
-	case getenv(envRequestTimeout) != "":
-		d, err := parsePositiveDuration(getenv(envRequestTimeout))
-		if err != nil {
-			diags.AddError("Invalid "+envRequestTimeout, fmt.Sprintf("The environment variable %s is %q: %s.",
-				envRequestTimeout, getenv(envRequestTimeout), err))
-		} else {
-			data.RequestTimeout = d
-		}
-	}
-	return data, diags
 }
 
 const insecureWarning = "The provider does not verify the API server's certificate: anyone on the network path can " +
@@ -498,6 +311,13 @@ func (p *DeckhouseProvider) DataSources(_ context.Context) []func() datasource.D
 		datasources.NewApplication,
 		datasources.NewApplications,
 		datasources.NewPackageVersions,
+	}
+}
+
+// ListResources lists the list resources (`terraform query`).
+func (p *DeckhouseProvider) ListResources(_ context.Context) []func() list.ListResource {
+	return []func() list.ListResource{
+		application.NewListResource,
 	}
 }
 

@@ -19,7 +19,7 @@ func ProtocolServer(version string) func() tfprotov6.ProviderServer {
 		if !fastpath.Enabled() {
 			return framework
 		}
-		return fastpath.New(framework, p.resourceData, fastpath.Resource{TypeName: application.TypeName, New: application.NewResource})
+		return withListResources(fastpath.New(framework, p.resourceData, fastpath.Resource{TypeName: application.TypeName, New: application.NewResource}), framework)
 	}
 }
 

@@ -103,7 +103,9 @@ func newTofuCLI(t *testing.T, race bool, extraEnv ...string) *tofuCLI {
 		t.Fatal(err)
 	}
 	rc := filepath.Join(dir, ".tofurc")
-	cfg := "provider_installation {\n  dev_overrides {\n    \"registry.opentofu.org/deckhouse/deckhouse\" = \"" + plugins + "\"\n  }\n  direct {}\n}\n"
+	// Both registries' addresses: the same folder serves OpenTofu and Terraform.
+	cfg := "provider_installation {\n  dev_overrides {\n    \"registry.opentofu.org/deckhouse/deckhouse\" = \"" + plugins + "\"\n" +
+		"    \"registry.terraform.io/deckhouse/deckhouse\" = \"" + plugins + "\"\n  }\n  direct {}\n}\n"
 	if err := os.WriteFile(rc, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/localdp"
 )
@@ -12,6 +13,8 @@ import (
 // benchCluster is the part of the local control plane the benchmark uses.
 type benchCluster interface {
 	KubeconfigPath() string
+	// RESTConfig is the admin connection (for a fault proxy in front).
+	RESTConfig() *rest.Config
 	// CountApplications counts Applications in every namespace.
 	CountApplications(ctx context.Context) (int, error)
 	Stop() error
@@ -67,6 +70,8 @@ func (c *localCluster) seed(ctx context.Context, o clusterOptions) error {
 }
 
 func (c *localCluster) KubeconfigPath() string { return c.cp.KubeconfigPath() }
+
+func (c *localCluster) RESTConfig() *rest.Config { return c.cp.RESTConfig() }
 
 func (c *localCluster) CountApplications(ctx context.Context) (int, error) {
 	l, err := c.cp.Dynamic().Resource(localdp.ApplicationGVR).List(ctx, metav1.ListOptions{})

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Names shared by the seeded cluster and the generated configurations.
@@ -94,6 +95,9 @@ func appSettings(i int) map[string]any {
 type providerOptions struct {
 	ConfigPath string
 	QPS, Burst int // 0: not set
+	// Host, Token and CA replace ConfigPath when Host is set.
+	Host, Token, CA string
+	RequestTimeout  time.Duration // 0: not set
 }
 
 // deckhouseConfig renders a configuration with one deckhouse_application per app.
@@ -101,7 +105,16 @@ func deckhouseConfig(apps []app, po providerOptions) string {
 	var b strings.Builder
 	b.WriteString("terraform {\n  required_providers {\n    deckhouse = {\n      source = \"deckhouse/deckhouse\"\n    }\n  }\n}\n\n")
 	b.WriteString("provider \"deckhouse\" {\n")
-	fmt.Fprintf(&b, "  config_path = %s\n", strconv.Quote(po.ConfigPath))
+	if po.Host != "" {
+		fmt.Fprintf(&b, "  host                   = %s\n", strconv.Quote(po.Host))
+		fmt.Fprintf(&b, "  token                  = %s\n", strconv.Quote(po.Token))
+		fmt.Fprintf(&b, "  cluster_ca_certificate = %s\n", strconv.Quote(po.CA))
+	} else {
+		fmt.Fprintf(&b, "  config_path = %s\n", strconv.Quote(po.ConfigPath))
+	}
+	if po.RequestTimeout > 0 {
+		fmt.Fprintf(&b, "  request_timeout = %s\n", strconv.Quote(po.RequestTimeout.String()))
+	}
 	if po.QPS > 0 {
 		fmt.Fprintf(&b, "  qps         = %d\n", po.QPS)
 	}

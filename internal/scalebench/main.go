@@ -43,6 +43,10 @@ type options struct {
 	userAgent   string
 	poll        time.Duration
 	extraEnv    []string
+	// heldReads adds a plan with every read held after each apply;
+	// requestTimeout is the provider's request_timeout (0: its default).
+	heldReads      bool
+	requestTimeout time.Duration
 }
 
 func parseSizes(s string) ([]int, error) {
@@ -80,6 +84,8 @@ func main() {
 	flag.IntVar(&o.burst, "burst", 0, "provider burst argument (0: provider default)")
 	flag.StringVar(&o.userAgent, "provider-user-agent", providerBinaryName, "user agent prefix of the provider's API requests")
 	flag.DurationVar(&o.poll, "rss-poll", 20*time.Millisecond, "interval of /proc polling for the provider's RSS")
+	flag.BoolVar(&o.heldReads, "held-reads", false, "after each apply, plan again through a fault proxy that holds every read (an API server that answers nothing)")
+	flag.DurationVar(&o.requestTimeout, "request-timeout", 0, "provider request_timeout (0: the provider's default)")
 	env := flag.String("env", "", "extra KEY=VALUE,... for tofu and the provider (experiments, e.g. TF_LOG_SDK=OFF)")
 	flag.Parse()
 	for _, kv := range strings.Split(*env, ",") {
@@ -194,6 +200,7 @@ func formatReport(o options, cli string, results []*sizeResult, checks []check) 
 	}
 	b.WriteString("\n")
 	b.WriteString(renderTable(results))
+	b.WriteString(renderHeld(results, o.requestTimeout))
 	if st := renderStates(results); st != "" {
 		b.WriteString("\n" + st)
 	}
@@ -303,6 +310,10 @@ func (b *bench) measureSize(ctx context.Context, n int) *sizeResult {
 	}
 
 	for _, sp := range b.phaseSpecs() {
+		if sp.name == phaseDestroy && b.o.heldReads && dk.failed == "" && ctx.Err() == nil {
+			r.HeldReads = b.measureHeldReads(ctx, dk, apps)
+			logf("N=%d deckhouse %s: %s s%s", n, phasePlanHeld, seconds(r.HeldReads.Wall), errSuffix(r.HeldReads.Err))
+		}
 		for i := 0; i < sp.runs; i++ {
 			for _, c := range runs {
 				if ctx.Err() != nil {

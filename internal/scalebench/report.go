@@ -27,6 +27,7 @@ type phaseResult struct {
 	Provider auditCounts     // requests of the provider
 	Others   auditCounts     // requests of every other client (the stand-in controller, the harness)
 	Err      string          // "" when the command did what the phase expects
+	Held     int             // requests a fault proxy held (plan with every read held)
 }
 
 // sizeResult holds the configurations' phases for one N.
@@ -36,6 +37,7 @@ type sizeResult struct {
 	Noop      map[string]*phaseResult // the same configuration served by the no-op provider
 	Floor     map[string]*phaseResult // terraform_data
 	States    *statesResult           // K parallel states of N/K (nil: not run)
+	HeldReads *phaseResult            // plan with every read held (-held-reads)
 	Leftovers int                     // Applications left in the cluster after destroy
 	CheckErr  string                  // why the leftover check could not run
 }

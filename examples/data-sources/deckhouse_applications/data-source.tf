@@ -16,3 +16,12 @@ data "deckhouse_applications" "postgres" {
 output "postgres_versions" {
   value = { for a in data.deckhouse_applications.postgres.items : a.name => a.package_version }
 }
+
+# Every namespace (needs the list right cluster-wide): the Applications of a package, wherever they are.
+data "deckhouse_applications" "every_postgres" {
+  package_name = "postgres"
+}
+
+output "postgres_everywhere" {
+  value = [for a in data.deckhouse_applications.every_postgres.items : "${a.namespace}/${a.name}"]
+}

@@ -33,6 +33,7 @@ type applicationModel struct {
 	SensitiveSettingsVersion       types.String   `tfsdk:"sensitive_settings_version"`
 	ImmutableFieldChange           types.String   `tfsdk:"immutable_field_change"`
 	AllowDestructiveSettingsSwitch types.Bool     `tfsdk:"allow_destructive_settings_switch"`
+	SettingsChecks                 types.String   `tfsdk:"settings_checks"`
 	Wait                           types.Bool     `tfsdk:"wait"`
 	WaitFor                        types.String   `tfsdk:"wait_for"`
 	FieldManager                   types.String   `tfsdk:"field_manager"`
@@ -135,6 +136,7 @@ func sameModel(a, b *applicationModel) bool {
 		a.SensitiveSettingsVersion.Equal(b.SensitiveSettingsVersion) &&
 		a.ImmutableFieldChange.Equal(b.ImmutableFieldChange) &&
 		a.AllowDestructiveSettingsSwitch.Equal(b.AllowDestructiveSettingsSwitch) &&
+		a.SettingsChecks.Equal(b.SettingsChecks) &&
 		a.Wait.Equal(b.Wait) &&
 		a.WaitFor.Equal(b.WaitFor) &&
 		a.FieldManager.Equal(b.FieldManager) &&

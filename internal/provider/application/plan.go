@@ -182,7 +182,7 @@ func (r *Resource) planChecks(ctx context.Context, in planRequest, sensitive any
 	ci := checkInputFromModel(plan, prior, settings, sensitive)
 	ci.required = r.checksRequired()
 	if replacing {
-		ci.hasPrevious, ci.previous = false, nil
+		ci.hasPrevious, ci.previous, ci.hasPreviousRaw = false, nil, false
 	}
 	if prior != nil && !replacing {
 		imported, err := planPrevious(ctx, cl, in, sensitive, &ci)

@@ -32,6 +32,12 @@ func previousFromCluster(ctx context.Context, cl *dpclient.Client, in *checkInpu
 		return err
 	}
 	in.previous, in.hasPrevious, in.previousIsRaw = nil, false, false
+	// oldSelf: the settings the user wrote, as the cluster holds them (the
+	// state of an imported Application records none).
+	in.previousRaw, in.hasPreviousRaw = map[string]any{}, true
+	if v, ok, _ := unstructured.NestedFieldCopy(obj.Object, "spec", "settings"); ok && v != nil {
+		in.previousRaw = v
+	}
 	if v, ok, _ := unstructured.NestedFieldCopy(obj.Object, "status", "lastAppliedConfiguration"); ok && v != nil {
 		in.previous, in.hasPrevious = v, true
 		return nil

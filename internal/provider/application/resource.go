@@ -162,6 +162,7 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 					"the plan fails naming each field) or `replace` (the plan replaces the Application, naming the field).",
 				Validators: []validator.String{stringvalidator.OneOf(immutableModeError, immutableModeReplace)},
 			},
+			"settings_checks": settingsChecksAttribute(),
 			"allow_destructive_settings_switch": schema.BoolAttribute{
 				Optional: true,
 				Computed: true,

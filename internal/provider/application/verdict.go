@@ -31,9 +31,13 @@ type checkInput struct {
 	previous         any
 	hasPrevious      bool
 	previousIsRaw    bool // previous is spec.settings, not DP's effective settings
+	previousRaw      any  // oldSelf: see previousRawSettings
+	hasPreviousRaw   bool
 	allowDestructive bool
 	immutableMode    string
 	required         bool // plan_checks = "required": what cannot be checked at plan is an error
+	// settingsChecks is settings_checks: "warning" turns the settings' problems into warnings.
+	settingsChecks string
 }
 
 // checkOutput is the verdict of the checks.
@@ -57,6 +61,7 @@ func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any)
 		sensitive:        sensitive,
 		allowDestructive: plan.AllowDestructiveSettingsSwitch.ValueBool(),
 		immutableMode:    plan.ImmutableFieldChange.ValueString(),
+		settingsChecks:   plan.SettingsChecks.ValueString(),
 	}
 	if !plan.PackageRepositoryName.IsUnknown() && !plan.PackageRepositoryName.IsNull() {
 		in.repository = plan.PackageRepositoryName.ValueString()
@@ -71,8 +76,46 @@ func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any)
 				break
 			}
 		}
+		in.previousRaw, in.hasPreviousRaw = previousRawSettings(plan, prior, sensitive)
 	}
 	return in
+}
+
+// previousRawSettings is what oldSelf is bound to: the settings as the user
+// wrote them, as DP last applied them: the prior state's settings when the
+// prior status says ConfigurationApplied is True (DP applied them), with the
+// values of sensitive_settings when sensitive_settings_version did not
+// change (then they are the values applied last time; when it changed the
+// old sensitive values are not known and are left out, so a rule reading
+// oldSelf there sees a missing key and passes at plan). After a rejected or
+// pending update the state holds settings DP did not apply, so nothing is
+// returned and oldSelf falls back to the last applied configuration.
+func previousRawSettings(plan, prior *applicationModel, sensitive any) (any, bool) {
+	if prior.Settings.IsUnknown() || !configurationApplied(prior.Status) {
+		return nil, false
+	}
+	raw, known, err := convert.FromDynamic(prior.Settings)
+	if err != nil || !known {
+		return nil, false
+	}
+	if raw == nil {
+		raw = map[string]any{}
+	}
+	if sensitive != nil && plan.SensitiveSettingsVersion.Equal(prior.SensitiveSettingsVersion) {
+		raw = engine.Merge(raw, sensitive)
+	}
+	return raw, true
+}
+
+// configurationApplied reports whether a status attribute says the
+// ConfigurationApplied condition is True.
+func configurationApplied(status types.Object) bool {
+	applied, ok := status.Attributes()["configuration_applied"].(types.Object)
+	if !ok {
+		return false
+	}
+	st, ok := applied.Attributes()["status"].(types.String)
+	return ok && st.ValueString() == "True"
 }
 
 // checkStage is what differs between the checks of a plan and of an apply.
@@ -124,98 +167,80 @@ func (r *Resource) checkAtApply(ctx context.Context, cl *dpclient.Client, in che
 	})
 }
 
-// runChecks runs the checks of DP on one Application: it reads what they
-// need (repository, package version, grant catalogs), then evaluates.
+// runChecks runs the checks of DP on one Application.
 func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkInput, stage checkStage) checkOutput {
 	var out checkOutput
 	who := fmt.Sprintf("Application %s/%s", in.namespace, in.name)
-	if !resolveRepository(ctx, cl, in, stage, &out) {
+	deferOrFail := func(summary, detail string, cause ...error) checkOutput {
+		if len(cause) > 0 && dpclient.Misconfigured(cause[0]) {
+			// A configuration that cannot reach the cluster is an error now,
+			// not a check deferred to an apply that would fail the same way.
+			out.diags.AddError(summary, detail+" Fix the connection settings of the deckhouse provider.")
+			return out
+		}
+		stage.unreadable(&out, summary, detail)
 		return out
 	}
+
+	// Repository.
+	out.repository = in.repository
+	if out.repository == "" {
+		repos, found, err := cl.AvailableRepositories(ctx, in.packageName)
+		switch {
+		case err != nil:
+			return deferOrFail("Cannot resolve package_repository_name ("+connectionProblem(err)+")", err.Error()+".", err)
+		case !found:
+			stage.packageMissing(&out, in.packageName, who)
+			return out
+		case len(repos) != 1:
+			choices := "none"
+			if len(repos) > 0 {
+				choices = strings.Join(repos, ", ")
+			}
+			out.diags.AddAttributeError(path.Root("package_repository_name"), "Choose a package repository",
+				fmt.Sprintf("package_repository_name is not set and %d repositories offer package %q (status.availableRepositories of the ApplicationPackage): %s. Set package_repository_name to one of them.",
+					len(repos), in.packageName, choices))
+			return out
+		}
+		out.repository = repos[0]
+	}
+
+	// Package version.
 	apvName := dpapi.PackageVersionName(out.repository, in.packageName, in.version)
 	apv, err := cl.PackageVersion(ctx, apvName)
+	waited := ""
+	if err == nil && !stage.atPlan {
+		apv, waited, err = awaitPackageVersion(ctx, cl, apvName, who, apv)
+	}
 	if err != nil {
-		stage.unreadable(&out, "Cannot read the package version ("+connectionProblem(err)+")", err.Error()+".")
-		return out
+		return deferOrFail("Cannot read the package version ("+connectionProblem(err)+")", err.Error()+".", err)
 	}
 	if !apv.Ready() || apv.Package == nil {
-		stage.unreadable(&out, fmt.Sprintf("Package version %s not available", in.version), apv.NotReadyReason()+"; "+who+" cannot be installed from it yet.")
-		return out
+		return deferOrFail(fmt.Sprintf("Package version %s not available", in.version), apv.NotReadyReason()+"; "+who+" cannot be installed from it yet"+waited+".")
 	}
-	fields := apv.Package.Fields()
+	pkg := apv.Package
+
+	// Grant catalogs.
+	catalog := engine.Catalog{}
+	fields := pkg.Fields()
 	out.declared = declaredPaths(fields)
 	out.grantPaths = grantPaths(fields)
-	catalog, err := grantCatalogs(ctx, cl, in.namespace, fields)
-	if err != nil {
-		stage.unreadable(&out, "Cannot read the project grants ("+connectionProblem(err)+")", err.Error()+".")
-		return out
-	}
-	r.evaluate(ctx, cl, evaluation{in: in, stage: stage, pkg: apv.Package, fields: fields, catalog: catalog, who: who}, &out)
-	return out
-}
-
-// resolveRepository sets out.repository: the configured one, else the only
-// one the ApplicationPackage offers. It reports whether the checks go on.
-func resolveRepository(ctx context.Context, cl *dpclient.Client, in checkInput, stage checkStage, out *checkOutput) bool {
-	out.repository = in.repository
-	if out.repository != "" {
-		return true
-	}
-	repos, found, err := cl.AvailableRepositories(ctx, in.packageName)
-	switch {
-	case err != nil:
-		stage.unreadable(out, "Cannot resolve package_repository_name ("+connectionProblem(err)+")", err.Error()+".")
-		return false
-	case !found:
-		stage.packageMissing(out, in.packageName, fmt.Sprintf("Application %s/%s", in.namespace, in.name))
-		return false
-	case len(repos) != 1:
-		choices := "none"
-		if len(repos) > 0 {
-			choices = strings.Join(repos, ", ")
-		}
-		out.diags.AddAttributeError(path.Root("package_repository_name"), "Choose a package repository",
-			fmt.Sprintf("package_repository_name is not set and %d repositories offer package %q (status.availableRepositories of the ApplicationPackage): %s. Set package_repository_name to one of them.",
-				len(repos), in.packageName, choices))
-		return false
-	}
-	out.repository = repos[0]
-	return true
-}
-
-// grantCatalogs reads the project's catalog of every grant the fields name.
-func grantCatalogs(ctx context.Context, cl *dpclient.Client, namespace string, fields []engine.Field) (engine.Catalog, error) {
-	catalog := engine.Catalog{}
-	seen := map[string]bool{}
 	for _, f := range fields {
-		if f.GrantableResource == "" || seen[f.GrantableResource] {
+		if f.GrantableResource == "" {
 			continue
 		}
-		seen[f.GrantableResource] = true
-		g, err := cl.GrantCatalog(ctx, namespace, f.GrantableResource)
+		if _, done := catalog[f.GrantableResource]; done {
+			continue
+		}
+		g, err := cl.GrantCatalog(ctx, in.namespace, f.GrantableResource)
 		if err != nil {
-			return nil, err
+			return deferOrFail("Cannot read the project grants ("+connectionProblem(err)+")", err.Error()+".", err)
 		}
 		if g.Found {
 			catalog[f.GrantableResource] = g.Catalog
 		}
 	}
-	return catalog, nil
-}
 
-// evaluation is one evaluation of the settings against a package.
-type evaluation struct {
-	in      checkInput
-	stage   checkStage
-	pkg     *engine.Package
-	fields  []engine.Field
-	catalog engine.Catalog
-	who     string
-}
-
-// evaluate runs the engine and turns its verdict into out.
-func (r *Resource) evaluate(ctx context.Context, cl *dpclient.Client, e evaluation, out *checkOutput) {
-	in := e.in
 	merged := in.settings
 	if in.sensitive != nil {
 		merged = engine.Merge(in.settings, in.sensitive)
@@ -225,13 +250,31 @@ func (r *Resource) evaluate(ctx context.Context, cl *dpclient.Client, e evaluati
 		Previous:               in.previous,
 		HasPrevious:            in.hasPrevious,
 		PreviousIsRaw:          in.previousIsRaw,
-		Catalog:                e.catalog,
+		PreviousRaw:            in.previousRaw,
+		HasPreviousRaw:         in.hasPreviousRaw,
+		Catalog:                catalog,
 		AllowDestructiveSwitch: in.allowDestructive,
 	}
-	res := e.pkg.Evaluate(req)
-	if replaceForImmutable(in, res, e.who, out) {
-		return
+	res := pkg.Evaluate(req)
+
+	// Immutable fields in replace mode: a replacement, not an error.
+	if in.hasPrevious && in.immutableMode == immutableModeReplace {
+		var names []string
+		for _, p := range res.Problems {
+			if p.Kind == engine.KindImmutable {
+				names = append(names, "settings."+p.Path.String())
+			}
+		}
+		if len(names) > 0 {
+			sort.Strings(names)
+			out.replace = true
+			out.diags.AddAttributeWarning(path.Root("settings"), "Immutable settings changed: the Application will be replaced",
+				fmt.Sprintf("%s: %s %s x-deckhouse-immutable, and immutable_field_change = \"replace\", so the Application is deleted and created again with the new settings.",
+					who, strings.Join(names, ", "), pluralVerb(len(names))))
+			return out
+		}
 	}
+
 	var inSettings, inSensitive []*engine.Problem
 	for _, p := range res.Problems {
 		if in.sensitive != nil && problemInSensitive(in.settings, in.sensitive, p.Path) {
@@ -240,51 +283,35 @@ func (r *Resource) evaluate(ctx context.Context, cl *dpclient.Client, e evaluati
 			inSettings = append(inSettings, p)
 		}
 	}
-	out.diags.Append(diagnostics.FromProblems(path.Root("settings"), inSettings)...)
-	out.diags.Append(diagnostics.FromProblems(path.Root("sensitive_settings"), inSensitive)...)
-	out.diags.Append(diagnostics.Switches(path.Root("settings"), res.Switches, in.allowDestructive)...)
-	if e.stage.atPlan && len(res.Skipped) > 0 {
+	verdict := diagnostics.FromProblems(path.Root("settings"), inSettings)
+	verdict.Append(diagnostics.FromProblems(path.Root("sensitive_settings"), inSensitive)...)
+	verdict.Append(diagnostics.Switches(path.Root("settings"), res.Switches, in.allowDestructive)...)
+	out.diags.Append(settingsVerdict(in.settingsChecks, verdict)...)
+	for _, w := range res.Warnings {
+		out.diags.AddAttributeWarning(diagnostics.AttributePath(path.Root("settings"), w.Path), "DP may reject this value", w.Message)
+	}
+	if stage.atPlan && len(res.Skipped) > 0 {
 		out.diags.Append(skippedByDocument(in, res.Skipped)...)
 	}
 	if out.diags.HasError() {
-		return
+		return out
 	}
+
 	// ui-resource-name referents (warnings only, at plan).
-	if e.stage.atPlan {
-		out.diags.Append(r.checkReferents(ctx, cl, in, e.fields, res.Effective)...)
+	if stage.atPlan {
+		out.diags.Append(r.checkReferents(ctx, cl, in, fields, res.Effective)...)
 	}
+
 	// Effective settings from settings alone (unknown where settings are).
 	out.effective = res.Effective
 	if in.sensitive != nil {
 		req.Settings = in.settings
-		out.effective = e.pkg.Evaluate(req).Effective
+		out.effective = pkg.Evaluate(req).Effective
 	}
 	if out.effective == nil {
 		out.effective = map[string]any{}
 	}
-}
-
-// replaceForImmutable turns changed immutable fields into a replacement in
-// replace mode, and reports whether it did.
-func replaceForImmutable(in checkInput, res *engine.Result, who string, out *checkOutput) bool {
-	if !in.hasPrevious || in.immutableMode != immutableModeReplace {
-		return false
-	}
-	var names []string
-	for _, p := range res.Problems {
-		if p.Kind == engine.KindImmutable {
-			names = append(names, "settings."+p.Path.String())
-		}
-	}
-	if len(names) == 0 {
-		return false
-	}
-	sort.Strings(names)
-	out.replace = true
-	out.diags.AddAttributeWarning(path.Root("settings"), "Immutable settings changed: the Application will be replaced",
-		fmt.Sprintf("%s: %s %s x-deckhouse-immutable, and immutable_field_change = \"replace\", so the Application is deleted and created again with the new settings.",
-			who, strings.Join(names, ", "), pluralVerb(len(names))))
-	return true
+	return out
 }
 
 // grantPaths lists the key paths of the fields bound to a project grant

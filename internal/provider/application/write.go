@@ -182,21 +182,24 @@ func (r *Resource) create(ctx context.Context, plan *applicationModel, sensitive
 		return w
 	}
 	defer func() { w.diags = wr.secrets.Diagnostics(w.diags) }()
-	obj, err := wr.cl.Apply(ctx, wr.body, wr.opts)
-	if err != nil {
-		var we *dpclient.WriteError
-		if errors.As(err, &we) && we.MayHaveLanded {
-			// The create may have landed: mark it so that the next apply adopts it.
-			_ = wr.cl.MarkPendingCreate(ctx, wr.body, wr.opts)
+	res := wr.cl.Write(ctx, wr.request())
+	if res.Err != nil {
+		msg := res.Err.Error()
+		if res.MarkErr != nil {
+			msg += ". It could not be marked for adoption: " + res.MarkErr.Error()
 		}
-		w.diags.Append(writeError(wr, "create", err.Error())...)
+		w.diags.Append(writeError(wr, "create", msg)...)
 		return w
 	}
-	obj, waitErr := r.waitApplied(ctx, wr, obj)
+	obj, waitErr := res.Object, res.WaitErr
+	logApplied(ctx, obj)
 	if waitErr != nil {
-		marked := "It carries the annotation " + dpclient.AnnotationPendingCreate + ": the next apply adopts it and waits again (nothing is deleted)."
-		if err := wr.cl.MarkPendingCreate(ctx, wr.body, wr.opts); err != nil {
-			marked = "It could not be marked for adoption (" + err.Error() + "): the next apply refuses it as an existing Application; import it."
+		var marked string
+		switch {
+		case res.Marked:
+			marked = "It carries the annotation " + dpclient.AnnotationPendingCreate + ": the next apply adopts it and waits again (nothing is deleted)."
+		case res.MarkErr != nil:
+			marked = "It could not be marked for adoption (" + res.MarkErr.Error() + "): the next apply refuses it as an existing Application; import it."
 		}
 		w.diags.AddError(fmt.Sprintf("%s: created, but %s", wr.who, waitSummary(waitErr)),
 			waitErr.Error()+".\n\nThe Application was left in place and is not recorded in the state. "+marked+
@@ -219,21 +222,25 @@ func (r *Resource) update(ctx context.Context, plan, prior *applicationModel, se
 		return w
 	}
 	defer func() { w.diags = wr.secrets.Diagnostics(w.diags) }()
-	obj, err := wr.cl.Apply(ctx, wr.body, wr.opts)
-	if err != nil {
-		var we *dpclient.WriteError
-		if !errors.As(err, &we) || !we.MayHaveLanded {
-			w.diags.Append(writeError(wr, "update", err.Error())...)
+	res := wr.cl.Write(ctx, wr.request())
+	if res.Err != nil {
+		if res.Outcome != dpclient.MayHaveLanded {
+			w.diags.Append(writeError(wr, "update", res.Err.Error())...)
 			return w
+		}
+		cause := res.Err
+		if we := (*dpclient.WriteError)(nil); errors.As(cause, &we) && we.Err != nil {
+			cause = we.Err
 		}
 		w.private, w.privateChanged = priv, true
 		w.private.ApplyPending = true
 		w.diags.Append(writeError(wr, "update", fmt.Sprintf("update of %s failed: %v. The request may have reached the API "+
 			"server, so the Application may hold the new settings: the next plan shows this update again, and the next "+
-			"apply writes it again and waits for DP", wr.who, we.Err))...)
+			"apply writes it again and waits for DP", wr.who, cause))...)
 		return w
 	}
-	obj, waitErr := r.waitApplied(ctx, wr, obj)
+	obj, waitErr := res.Object, res.WaitErr
+	logApplied(ctx, obj)
 	r.written(ctx, wr, obj, waitErr, &w)
 	if waitErr != nil {
 		w.diags.AddError(fmt.Sprintf("%s: %s", wr.who, waitSummary(waitErr)),
@@ -256,14 +263,18 @@ func writeError(wr *writeRequest, op, text string) diag.Diagnostics {
 	return diags
 }
 
-// waitApplied waits for DP's verdict on a written Application when the
-// resource waits.
-func (r *Resource) waitApplied(ctx context.Context, wr *writeRequest, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	tflog.Debug(ctx, "applied Application", map[string]any{"namespace": obj.GetNamespace(), "name": obj.GetName(), "generation": obj.GetGeneration()})
-	if !wr.plan.Wait.ValueBool() {
-		return obj, nil
+// request is the write of wr for dpclient: the apply and, when the resource
+// waits, the wait for DP's verdict.
+func (wr *writeRequest) request() dpclient.WriteRequest {
+	req := dpclient.WriteRequest{Object: wr.body, ApplyOptions: wr.opts}
+	if wr.plan.Wait.ValueBool() {
+		req.Wait = &dpclient.WaitOptions{Condition: wr.plan.waitFor(), Redact: wr.secrets.Redact}
 	}
-	return wr.cl.Wait(ctx, obj, dpclient.WaitOptions{Condition: wr.plan.waitFor(), Redact: wr.secrets.Redact})
+	return req
+}
+
+func logApplied(ctx context.Context, obj *unstructured.Unstructured) {
+	tflog.Debug(ctx, "applied Application", map[string]any{"namespace": obj.GetNamespace(), "name": obj.GetName(), "generation": obj.GetGeneration()})
 }
 
 // written fills the plan model with the state to record after a write that

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -22,7 +24,8 @@ var (
 // NewApplications returns deckhouse_applications.
 func NewApplications() datasource.DataSource { return &ApplicationsDataSource{} }
 
-// ApplicationsDataSource lists the Applications of a namespace.
+// ApplicationsDataSource lists the Applications of a namespace, or of every
+// namespace.
 type ApplicationsDataSource struct {
 	cluster
 }
@@ -62,14 +65,21 @@ func (d *ApplicationsDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Lists the Applications (`deckhouse.io/v1alpha1`) of a namespace, optionally only those of one " +
-			"package, with their package, version, state and the statuses of the `ConfigurationApplied` and `Ready` " +
-			"conditions. Settings are not listed: read one Application with the `deckhouse_application` data source for " +
-			"those. The provider reads the namespace with one paged LIST (500 objects a page), so it needs the `list` " +
-			"verb on `applications.deckhouse.io` in that namespace.",
+		MarkdownDescription: "Lists the Applications (`deckhouse.io/v1alpha1`) of a namespace, or of every namespace, " +
+			"optionally only those of one package, with their package, version, state and the statuses of the " +
+			"`ConfigurationApplied` and `Ready` conditions. Settings are not listed: read one Application with the " +
+			"`deckhouse_application` data source for those. The provider reads them with one paged LIST (500 objects a " +
+			"page), so it needs the `list` verb on `applications.deckhouse.io` in that namespace, or cluster-wide (a " +
+			"ClusterRole) without `namespace`.",
 		Attributes: map[string]schema.Attribute{
-			"id":        str("`<namespace>`, or `<namespace>/<package_name>` when filtered by package."),
-			"namespace": schema.StringAttribute{Required: true, MarkdownDescription: "Namespace (project) to list."},
+			"id": str("`<namespace>`, or `<namespace>/<package_name>` when filtered by package; the namespace is `*` " +
+				"when every namespace is listed."),
+			"namespace": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Namespace (project) to list. Every namespace when omitted (or null), for example to " +
+					"find the Applications to import; the items then come sorted by namespace, then name.",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
 			"package_name": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "Only the Applications of this ApplicationPackage (`spec.packageName`). All Applications " +
@@ -77,7 +87,7 @@ func (d *ApplicationsDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 			},
 			"items": schema.ListNestedAttribute{
 				Computed:            true,
-				MarkdownDescription: "The Applications, sorted by name (an empty list when there are none).",
+				MarkdownDescription: "The Applications, sorted by namespace, then name (an empty list when there are none).",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"namespace":               str("Namespace of the Application."),
 					"name":                    str("Name of the Application."),
@@ -111,15 +121,28 @@ func (d *ApplicationsDataSource) Read(ctx context.Context, req datasource.ReadRe
 		}
 	})
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot list Applications", fmt.Sprintf("Listing the Applications of namespace %q: %v", ns, err))
+		where := fmt.Sprintf("namespace %q", ns)
+		if ns == "" {
+			where = "every namespace"
+		}
+		resp.Diagnostics.AddError("Cannot list Applications", fmt.Sprintf("Listing the Applications of %s: %v", where, err))
 		return
 	}
-	sort.Slice(items, func(i, j int) bool { return items[i].Name < items[j].Name })
+	sort.Slice(items, func(i, j int) bool {
+		if items[i].Namespace != items[j].Namespace {
+			return items[i].Namespace < items[j].Namespace
+		}
+		return items[i].Name < items[j].Name
+	})
 
-	m.ID = types.StringValue(ns)
-	if pkg != "" {
-		m.ID = types.StringValue(ns + "/" + pkg)
+	id := ns
+	if ns == "" {
+		id = "*"
 	}
+	if pkg != "" {
+		id += "/" + pkg
+	}
+	m.ID = types.StringValue(id)
 	itemType := types.ObjectType{AttrTypes: applicationsItemAttrTypes}
 	elems := make([]attr.Value, 0, len(items))
 	for _, s := range items {

@@ -39,6 +39,10 @@ var (
 		"ui_group":    types.StringType,
 		"ui_advanced": types.BoolType,
 	}
+	orphanAttrTypes = map[string]attr.Type{
+		"kind":    types.StringType,
+		"version": types.StringType,
+	}
 	findingAttrTypes = map[string]attr.Type{
 		"rule":        types.StringType,
 		"severity":    types.StringType,
@@ -63,6 +67,7 @@ type packageModel struct {
 	PublishedValuesSchema   types.String `tfsdk:"published_values_schema"`
 	Settings                types.List   `tfsdk:"settings"`
 	Verify                  types.List   `tfsdk:"verify"`
+	OrphanResources         types.List   `tfsdk:"orphan_resources"`
 }
 
 // Metadata names the data source.
@@ -113,9 +118,25 @@ func (d *PackageDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 					},
 				},
 			},
+			"orphan_resources": schema.ListNestedAttribute{
+				Computed: true,
+				Description: "The kinds of objects DP deletes together with an application of this package after " +
+					"uninstalling its release: the default of `orphanResources` in openapi/values.yaml. DP deletes " +
+					"the objects of these kinds in the application's namespace labelled " +
+					"`packages.deckhouse.io/instance=<application name>`, except cluster-scoped kinds and objects " +
+					"whose helm or werf resource policy is `keep` (or `skip-delete`) or whose ownership annotation " +
+					"says `anyone`.",
+				NestedObject: schema.NestedAttributeObject{
+					Attributes: map[string]schema.Attribute{
+						"kind":    schema.StringAttribute{Computed: true, Description: "Kind, e.g. `PersistentVolumeClaim`."},
+						"version": schema.StringAttribute{Computed: true, Description: "`v1` (every API group serving that version) or a group-qualified version such as `batch/v1`."},
+					},
+				},
+			},
 			"verify": schema.ListNestedAttribute{
-				Computed:    true,
-				Description: "Findings of the openapi rules of `d8 package verify` (bilingual, advanced, enum, extensions).",
+				Computed: true,
+				Description: "Findings of the openapi rules of `d8 package verify` (bilingual, advanced, enum, extensions), " +
+					"and `publish` errors: a value DP's typed decode refuses, so DP never publishes the version.",
 				NestedObject: schema.NestedAttributeObject{
 					Attributes: map[string]schema.Attribute{
 						"rule":        schema.StringAttribute{Computed: true, Description: "Rule name."},
@@ -160,13 +181,13 @@ func (d *PackageDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		return
 	}
 	dir := m.Path.ValueString()
-	pkg, diags := loadPackageDir(dir, path.Root("path"))
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
 	findings, err := engine.VerifyDir(dir)
 	if err != nil {
+		// A folder that cannot be read at all: the load error says why.
+		if _, diags := loadPackageDir(dir, path.Root("path")); diags.HasError() {
+			resp.Diagnostics.Append(diags...)
+			return
+		}
 		resp.Diagnostics.AddAttributeError(path.Root("path"), "Cannot verify the package", fmt.Sprintf("Package %q: %s", dir, err))
 		return
 	}
@@ -175,6 +196,11 @@ func (d *PackageDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		failOn = m.FailOn.ValueString()
 	}
 	resp.Diagnostics.Append(findingDiagnostics(findings, failOn)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	pkg, diags := loadPackageDir(dir, path.Root("path"))
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -188,6 +214,7 @@ func (d *PackageDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	}
 	m.Settings = settingFieldList(pkg.Fields())
 	m.Verify = findingList(findings)
+	m.OrphanResources = orphanList(pkg.OrphanResources())
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
@@ -247,4 +274,15 @@ func findingList(findings []engine.Finding) types.List {
 		}))
 	}
 	return types.ListValueMust(types.ObjectType{AttrTypes: findingAttrTypes}, elems)
+}
+
+func orphanList(orphans []engine.OrphanResource) types.List {
+	elems := []attr.Value{}
+	for _, o := range orphans {
+		elems = append(elems, types.ObjectValueMust(orphanAttrTypes, map[string]attr.Value{
+			"kind":    types.StringValue(o.Kind),
+			"version": types.StringValue(o.Version),
+		}))
+	}
+	return types.ListValueMust(types.ObjectType{AttrTypes: orphanAttrTypes}, elems)
 }

@@ -28,6 +28,7 @@ type packageSettingsModel struct {
 	PackagePath             types.String  `tfsdk:"package_path"`
 	Settings                types.Dynamic `tfsdk:"settings"`
 	PreviousSettings        types.Dynamic `tfsdk:"previous_settings"`
+	PreviousRawSettings     types.Dynamic `tfsdk:"previous_raw_settings"`
 	ProjectResources        types.Map     `tfsdk:"project_resources"`
 	HookValues              types.Dynamic `tfsdk:"hook_values"`
 	AllowDestructiveSwitch  types.Bool    `tfsdk:"allow_destructive_settings_switch"`
@@ -59,9 +60,18 @@ func (d *PackageSettingsDataSource) Schema(_ context.Context, _ datasource.Schem
 			},
 			"previous_settings": schema.DynamicAttribute{
 				Optional: true,
-				Description: "The effective settings last applied (status.lastAppliedConfiguration). When set, the " +
-					"evaluation is an update of an installed application: rules referencing oldSelf run, immutable " +
-					"fields are checked and settings switches are detected.",
+				Description: "The settings last applied: status.lastAppliedConfiguration (or the old spec.settings " +
+					"when that is empty). When set, the evaluation is an update of an installed application: rules " +
+					"referencing oldSelf run, immutable fields are checked and settings switches are detected. The " +
+					"settings.yaml defaults are applied to it before the comparison, as DP does. Without " +
+					"`previous_raw_settings`, rules referencing oldSelf see this document as given.",
+			},
+			"previous_raw_settings": schema.DynamicAttribute{
+				Optional: true,
+				Description: "The previous settings as the user wrote them (the spec.settings DP last applied, " +
+					"without any default). DP binds oldSelf to them: a key the user did not write is missing in " +
+					"oldSelf (`has(oldSelf.x)` is false, and a rule that reads it passes). Used only with " +
+					"`previous_settings`.",
 			},
 			"project_resources": schema.MapNestedAttribute{
 				Optional: true,
@@ -77,7 +87,9 @@ func (d *PackageSettingsDataSource) Schema(_ context.Context, _ datasource.Schem
 						"available": schema.ListAttribute{
 							ElementType: types.StringType,
 							Required:    true,
-							Description: "Names available to the project; a given value outside this list is rejected.",
+							Description: "Names available to the project. With a `default`, a given value outside this list is " +
+								"rejected; without one nothing is checked (the specification), but a value outside the list " +
+								"gets a warning, since DP's controller rejects it.",
 						},
 					},
 				},
@@ -154,6 +166,9 @@ func (d *PackageSettingsDataSource) Read(ctx context.Context, req datasource.Rea
 	}
 	resp.Diagnostics.Append(diagnostics.FromProblemsByDocument(roots, path.Root("settings"), res.Problems)...)
 	resp.Diagnostics.Append(diagnostics.Switches(path.Root("settings"), res.Switches, evalReq.AllowDestructiveSwitch)...)
+	for _, w := range res.Warnings {
+		resp.Diagnostics.AddAttributeWarning(diagnostics.AttributePath(path.Root("settings"), w.Path), "DP may reject this value", w.Message)
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -227,6 +242,9 @@ func settingsRequest(m *packageSettingsModel) (engine.Request, bool, diag.Diagno
 	if v, ok := object("previous_settings", m.PreviousSettings); ok {
 		req.Previous = v
 		req.HasPrevious = true
+	}
+	if v, ok := object("previous_raw_settings", m.PreviousRawSettings); ok && req.HasPrevious {
+		req.PreviousRaw, req.HasPreviousRaw = v, true
 	}
 	if v, ok := object("hook_values", m.HookValues); ok {
 		req.HookValues = v

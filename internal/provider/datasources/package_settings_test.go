@@ -51,3 +51,24 @@ func TestUnitPackageSettings_RequestFromInputs(t *testing.T) {
 		t.Fatal("settings that are not an object are accepted")
 	}
 }
+
+// TestUnitPackageSettings_PreviousRawSettingsBindOldSelf: previous_raw_settings
+// is what oldSelf sees, and only on an update (with previous_settings).
+func TestUnitPackageSettings_PreviousRawSettingsBindOldSelf(t *testing.T) {
+	t.Parallel()
+	m := packageSettingsModel{
+		Settings:            convert.ToDynamic(map[string]any{}),
+		PreviousSettings:    types.DynamicNull(),
+		PreviousRawSettings: convert.ToDynamic(map[string]any{"r": int64(1)}),
+		HookValues:          types.DynamicNull(),
+		ProjectResources:    types.MapNull(types.ObjectType{}),
+	}
+	if req, _, _ := settingsRequest(&m); req.HasPreviousRaw {
+		t.Fatal("previous_raw_settings without previous_settings is not an update")
+	}
+	m.PreviousSettings = convert.ToDynamic(map[string]any{"r": int64(3)})
+	req, known, diags := settingsRequest(&m)
+	if diags.HasError() || !known || !req.HasPreviousRaw || !reflect.DeepEqual(req.PreviousRaw, map[string]any{"r": int64(1)}) {
+		t.Fatalf("request %+v (known=%v diags=%v)", req, known, diags)
+	}
+}

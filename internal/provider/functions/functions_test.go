@@ -67,3 +67,18 @@ func runSettingsFunction(t *testing.T, f function.Function, schema string, setti
 }
 
 const unitSchema = `{"type":"object","properties":{"replicas":{"type":"integer","default":1},"name":{"type":"string"}}}`
+
+// TestUnitFunction_UnpublishableSchemaRefusedWithTheReason: a schema DP's
+// typed decode refuses is an argument error naming the place and saying
+// DP will not publish it.
+func TestUnitFunction_UnpublishableSchemaRefusedWithTheReason(t *testing.T) {
+	t.Parallel()
+	schema := `{"type":"object","properties":{"n":{"type":"string","x-deckhouse-ui-order":1.5}}}`
+	for _, f := range []function.Function{NewEffectiveSettings(), NewValidateSettings()} {
+		resp := runSettingsFunction(t, f, schema, convert.ToDynamic(map[string]any{}), types.DynamicUnknown())
+		if resp.Error == nil || !strings.Contains(resp.Error.Error(), "/properties/n/x-deckhouse-ui-order") ||
+			!strings.Contains(resp.Error.Error(), "DP will not publish this package version") {
+			t.Fatalf("error %v", resp.Error)
+		}
+	}
+}

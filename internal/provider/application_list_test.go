@@ -1,0 +1,117 @@
+package provider
+
+import (
+	"context"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// TestAccListResource_ListsApplicationsThroughTheProtocol drives
+// `list "deckhouse_application"` as `terraform query` does, through the
+// provider's protocol server (protocol shortcuts included): the schema is
+// announced, a namespace-and-package query yields one result per
+// Application with its identity and, with include_resource, the resource as
+// an import records it (no settings); without namespace every namespace is
+// listed; the limit is honoured.
+func TestAccListResource_ListsApplicationsThroughTheProtocol(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("needs the local control plane (TF_ACC=1)")
+	}
+	t.Parallel()
+	e := newAppEnv(t)
+	second := *e
+	second.namespace = e.namespace + "-b"
+	if err := e.cp.EnsureNamespace(context.Background(), second.namespace); err != nil {
+		t.Fatal(err)
+	}
+	e.seedApplication("web", e.pkg, map[string]any{"domain": "not-listed.example.com"})
+	e.seedApplication("api", e.pkg, nil)
+	second.seedApplication("db", e.pkg, nil)
+
+	ctx := context.Background()
+	srv, ok := ProtocolServer("test")().(tfprotov6.ProviderServerWithListResource)
+	if !ok {
+		t.Fatal("the protocol server does not serve list resources")
+	}
+	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if schemas.ListResourceSchemas["deckhouse_application"] == nil {
+		t.Fatalf("no list resource schema for deckhouse_application: %v", schemas.ListResourceSchemas)
+	}
+	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
+	if _, err := srv.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{
+		Config: providerConfig(t, map[string]tftypes.Value{"config_path": str(e.cp.KubeconfigPath())}),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	resourceType := schemas.ResourceSchemas["deckhouse_application"].ValueType()
+	identityType := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"namespace": tftypes.String, "name": tftypes.String}}
+	query := func(namespace string, limit int64) (names []string, resources []tftypes.Value) {
+		t.Helper()
+		cfgType := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"namespace": tftypes.String, "package_name": tftypes.String}}
+		ns := tftypes.NewValue(tftypes.String, nil)
+		if namespace != "" {
+			ns = str(namespace)
+		}
+		cfg, err := tfprotov6.NewDynamicValue(cfgType, tftypes.NewValue(cfgType, map[string]tftypes.Value{"namespace": ns, "package_name": str(e.pkg)}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stream, err := srv.ListResource(ctx, &tfprotov6.ListResourceRequest{
+			TypeName: "deckhouse_application", Config: &cfg, IncludeResource: true, Limit: limit,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := range stream.Results {
+			if len(r.Diagnostics) > 0 {
+				t.Fatalf("diagnostics: %v", r.Diagnostics[0])
+			}
+			id, err := r.Identity.IdentityData.Unmarshal(identityType)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var idv map[string]tftypes.Value
+			var idNS, idName string
+			_ = id.As(&idv)
+			_ = idv["namespace"].As(&idNS)
+			_ = idv["name"].As(&idName)
+			if r.DisplayName != idNS+"/"+idName {
+				t.Fatalf("display name %q, identity %s/%s", r.DisplayName, idNS, idName)
+			}
+			names = append(names, r.DisplayName)
+			res, err := r.Resource.Unmarshal(resourceType)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resources = append(resources, res)
+		}
+		return names, resources
+	}
+
+	names, resources := query(e.namespace, 0)
+	if want := []string{e.namespace + "/api", e.namespace + "/web"}; !slices.Equal(names, want) {
+		t.Fatalf("namespace query: %v, want %v", names, want)
+	}
+	for _, res := range resources {
+		var attrs map[string]tftypes.Value
+		_ = res.As(&attrs)
+		var pkg string
+		_ = attrs["package_name"].As(&pkg)
+		if pkg != e.pkg || !attrs["settings"].IsNull() || !attrs["status"].IsKnown() || attrs["status"].IsNull() {
+			t.Fatalf("resource: package_name %q, settings %v, status %v", pkg, attrs["settings"], attrs["status"])
+		}
+	}
+	if names, _ := query("", 0); !slices.Equal(names, []string{e.namespace + "/api", e.namespace + "/web", second.namespace + "/db"}) {
+		t.Fatalf("every namespace: %v", names)
+	}
+	if names, _ := query("", 2); len(names) != 2 {
+		t.Fatalf("limit 2: %v", names)
+	}
+}
