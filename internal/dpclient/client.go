@@ -183,7 +183,7 @@ func (c *Client) lookup(key string) (any, error, bool) {
 	}
 	if f, failed := v.(failedRead); failed {
 		if time.Since(f.at) < snapshotMaxAge {
-			return nil, f.err, true
+			return nil, notSentNow(f.err), true
 		}
 		delete(c.entries, key)
 		return nil, nil, false

@@ -138,7 +138,7 @@ func (c *Client) markPending(ctx context.Context, u *unstructured.Unstructured, 
 		res.MarkErr = errors.New("the operation was cancelled")
 		return
 	case c.outage.get() != nil:
-		res.MarkErr = &NotSentError{Verdict: c.outage.get()}
+		res.MarkErr = fmt.Errorf("not sent: the API server %s did not answer", c.outage.get().Server)
 		return
 	}
 	// The create's context may have run out its deadline: the mark gets a

@@ -71,6 +71,18 @@ func (e *UnreachableError) Error() string {
 	return b.String()
 }
 
+// short names the verdict in one sentence.
+func (e *UnreachableError) short() string {
+	switch e.Kind {
+	case KindRefused:
+		return fmt.Sprintf("the API server %s refused connections for %s", e.Server, refusedWindow)
+	case KindMisconfigured:
+		return fmt.Sprintf("the API server %s cannot be reached with this configuration (a configuration error): %v", e.Server, e.Err)
+	}
+	return fmt.Sprintf("the API server %s did not answer (the first request of this run, %s, got no response within %s, request_timeout)",
+		e.Server, e.Request, e.Waited)
+}
+
 // Unwrap returns the first failure; a misconfiguration also unwraps to a
 // *ConfigError.
 func (e *UnreachableError) Unwrap() []error {
@@ -88,7 +100,15 @@ func (e *UnreachableError) Sent() bool { return e.Kind == KindNoAnswer }
 // on the API server.
 type NotSentError struct{ Verdict *UnreachableError }
 
-func (e *NotSentError) Error() string { return "not sent: " + e.Verdict.Error() }
+// Error is short: every request after the verdict says the same, and the
+// first failure was reported in full by the requests it ended.
+func (e *NotSentError) Error() string {
+	if e.Verdict.Kind == KindMisconfigured {
+		return "not sent: " + e.Verdict.short() + ". Check the host and its certificate authority (cluster_ca_certificate, or the kubeconfig's)"
+	}
+	return "not sent: " + e.Verdict.short() + ". Check that kube-apiserver and etcd are running and answering, and that this machine reaches " +
+		e.Verdict.Server
+}
 func (e *NotSentError) Unwrap() error { return e.Verdict }
 
 // CutShortError is a request that was waiting for an answer when the
@@ -176,6 +196,16 @@ func misconfigured(err error) bool {
 
 func refused(err error) bool {
 	return errors.Is(err, syscall.ECONNREFUSED) || strings.Contains(err.Error(), "connection refused")
+}
+
+// notSentNow is a remembered failure handed to a later read: when it is the
+// verdict, that read was not sent, and says so in the short form.
+func notSentNow(err error) error {
+	var ue *UnreachableError
+	if errors.As(err, &ue) {
+		return &NotSentError{Verdict: ue}
+	}
+	return err
 }
 
 // outage is the verdict of one Client, shared by all its requests.

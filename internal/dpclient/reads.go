@@ -144,6 +144,8 @@ func (a *applicationReads) get(ctx context.Context, namespace, name string) (*un
 	switch {
 	case s.err != nil && listRefused(s.err):
 		return a.getOne(ctx, r, namespace, name)
+	case s.err != nil && !take:
+		return nil, notSentNow(s.err)
 	case s.err != nil:
 		return nil, s.err
 	case stale:
@@ -160,6 +162,9 @@ func (a *applicationReads) take(ctx context.Context, r *namespaceReads, s *appSn
 	rctx, cancel := a.requestCtx(ctx)
 	items, err := a.src.list(rctx, namespace)
 	cancel()
+	if err != nil {
+		err = innermost(err)
+	}
 	// Under the lock: a GET of the namespace may look at s.err while the
 	// LIST is in flight (getOne); readers that wait on s.done need no lock.
 	a.mu.Lock()
@@ -191,7 +196,7 @@ func (a *applicationReads) getOne(ctx context.Context, r *namespaceReads, namesp
 		if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
 			a.mu.Lock()
 			if r.snap == nil || r.snap.err == nil {
-				r.snap = failedSnapshot(err)
+				r.snap = failedSnapshot(innermost(err)) // without the URL of this read
 			}
 			a.mu.Unlock()
 		}
@@ -315,11 +320,11 @@ func pages(ctx context.Context, size int64, timeout time.Duration, page func(con
 // ListApplications calls fn for every Application of namespace (one paged
 // LIST, each page bounded by the read timeout).
 func (c *Client) ListApplications(ctx context.Context, namespace string, fn func(*unstructured.Unstructured)) error {
-	return listPages(ctx, c.dyn.Resource(dpapi.ApplicationGVR).Namespace(namespace), snapshotPageSize, c.opts.ReadTimeout, fn)
+	return c.outage.shareVerdict(listPages(ctx, c.dyn.Resource(dpapi.ApplicationGVR).Namespace(namespace), snapshotPageSize, c.opts.ReadTimeout, fn))
 }
 
 // ListPackageVersions calls fn for every ApplicationPackageVersion (one
 // paged LIST, each page bounded by the read timeout).
 func (c *Client) ListPackageVersions(ctx context.Context, fn func(*unstructured.Unstructured)) error {
-	return listPages(ctx, c.dyn.Resource(dpapi.ApplicationPackageVersionGVR), snapshotPageSize, c.opts.ReadTimeout, fn)
+	return c.outage.shareVerdict(listPages(ctx, c.dyn.Resource(dpapi.ApplicationPackageVersionGVR), snapshotPageSize, c.opts.ReadTimeout, fn))
 }

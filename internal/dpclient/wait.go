@@ -303,7 +303,7 @@ func (c *Client) watchOnce(ctx context.Context, client dynamic.ResourceInterface
 		AllowWatchBookmarks: true,
 	})
 	if err != nil {
-		return 0, err
+		return 0, c.outage.shareVerdict(err)
 	}
 	defer w.Stop()
 	events := 0
@@ -400,6 +400,7 @@ func (c *Client) getWithRetry(ctx context.Context, client dynamic.ResourceInterf
 		rctx, cancel := c.readCtx(ctx)
 		u, err := client.Get(rctx, name, metav1.GetOptions{})
 		cancel()
+		err = c.outage.shareVerdict(err)
 		if err == nil || !r.again(err) || ctx.Err() != nil {
 			return u, err
 		}

@@ -266,6 +266,7 @@ func (c *Client) retryWrite(ctx context.Context, write func(context.Context) (*u
 		if err == nil {
 			return out, nil
 		}
+		err = c.outage.shareVerdict(err)
 		landed = landed || mayHaveLanded(err)
 		var status apierrors.APIStatus
 		if !r.again(err) || ctx.Err() != nil {

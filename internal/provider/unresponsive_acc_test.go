@@ -19,7 +19,15 @@ import (
 // CLI the README accepts: OpenTofu from the tool cache and, when present,
 // Terraform (DECKHOUSE_TEST_TERRAFORM, default /usr/local/bin/terraform;
 // "off" skips it).
-const unresponsiveTimeout = 5 * time.Second // request_timeout of these tests
+//
+// Their request_timeout is 5 s, to keep them short; DECKHOUSE_TEST_REQUEST_TIMEOUT
+// (a duration) runs them with another, such as the default "60s".
+var unresponsiveTimeout = func() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("DECKHOUSE_TEST_REQUEST_TIMEOUT")); err == nil && d > 0 {
+		return d
+	}
+	return 5 * time.Second
+}()
 
 // unresponsiveMargin is what a run may take beyond one request deadline:
 // starting the CLI and the provider, the plan's own work, on a busy machine.

@@ -55,11 +55,14 @@ func (b *bench) measureHeldReads(ctx context.Context, dk *configRun, apps []app)
 	hc.dir, hc.log = dir, filepath.Join(dir, "tofu.log")
 	res := b.measurePhase(ctx, &hc, sp)
 	held := 0
+	var log strings.Builder
 	for _, r := range p.Requests() {
 		if strings.HasPrefix(r.Rule, "hold ") {
 			held++
 		}
+		fmt.Fprintf(&log, "%s %s %s %s/%s rule=%q outcome=%s code=%d\n", r.Time.Format("15:04:05.000"), r.Verb, r.Resource, r.Namespace, r.Name, r.Rule, r.Outcome, r.Code)
 	}
+	_ = os.WriteFile(filepath.Join(dir, "proxy.log"), []byte(log.String()), 0o644)
 	res.Held = held
 	return res
 }

@@ -167,64 +167,127 @@ func (r *Resource) checkAtApply(ctx context.Context, cl *dpclient.Client, in che
 	})
 }
 
-// runChecks runs the checks of DP on one Application.
+// runChecks runs the checks of DP on one Application: it resolves the
+// package repository, reads the package version and the project grants the
+// settings schema refers to, evaluates the settings, and turns the result
+// into diagnostics and effective settings.
 func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkInput, stage checkStage) checkOutput {
-	var out checkOutput
-	who := fmt.Sprintf("Application %s/%s", in.namespace, in.name)
-	deferOrFail := func(summary, detail string, cause ...error) checkOutput {
-		if len(cause) > 0 && dpclient.Misconfigured(cause[0]) {
-			// A configuration that cannot reach the cluster is an error now,
-			// not a check deferred to an apply that would fail the same way.
-			out.diags.AddError(summary, detail+" Fix the connection settings of the deckhouse provider.")
-			return out
-		}
-		stage.unreadable(&out, summary, detail)
-		return out
+	run := &checkRun{
+		cl:    cl,
+		in:    in,
+		stage: stage,
+		who:   fmt.Sprintf("Application %s/%s", in.namespace, in.name),
+	}
+	if !run.resolveRepository(ctx) {
+		return run.out
+	}
+	pkg, ok := run.packageVersion(ctx)
+	if !ok {
+		return run.out
+	}
+	fields := pkg.Fields()
+	run.out.declared = declaredPaths(fields)
+	run.out.grantPaths = grantPaths(fields)
+	catalog, ok := run.grantCatalog(ctx, fields)
+	if !ok {
+		return run.out
+	}
+	req := in.request(catalog)
+	res := pkg.Evaluate(req)
+	if run.replaceVerdict(res) {
+		return run.out
+	}
+	run.settingsDiagnostics(res)
+	if run.out.diags.HasError() {
+		return run.out
 	}
 
-	// Repository.
-	out.repository = in.repository
-	if out.repository == "" {
-		repos, found, err := cl.AvailableRepositories(ctx, in.packageName)
-		switch {
-		case err != nil:
-			return deferOrFail("Cannot resolve package_repository_name ("+connectionProblem(err)+")", err.Error()+".", err)
-		case !found:
-			stage.packageMissing(&out, in.packageName, who)
-			return out
-		case len(repos) != 1:
-			choices := "none"
-			if len(repos) > 0 {
-				choices = strings.Join(repos, ", ")
-			}
-			out.diags.AddAttributeError(path.Root("package_repository_name"), "Choose a package repository",
-				fmt.Sprintf("package_repository_name is not set and %d repositories offer package %q (status.availableRepositories of the ApplicationPackage): %s. Set package_repository_name to one of them.",
-					len(repos), in.packageName, choices))
-			return out
-		}
-		out.repository = repos[0]
+	// ui-resource-name referents (warnings only, at plan).
+	if stage.atPlan {
+		run.out.diags.Append(r.checkReferents(ctx, cl, in, fields, res.Effective)...)
 	}
+	run.out.effective = effectiveSettings(pkg, req, res, in)
+	return run.out
+}
 
-	// Package version.
-	apvName := dpapi.PackageVersionName(out.repository, in.packageName, in.version)
-	apv, err := cl.PackageVersion(ctx, apvName)
+// checkRun is one run of the checks: its inputs and the verdict so far.
+type checkRun struct {
+	cl    *dpclient.Client
+	in    checkInput
+	stage checkStage
+	who   string // "Application <namespace>/<name>", for messages
+	out   checkOutput
+}
+
+// deferOrFail reports cluster data the checks could not read: through the
+// stage (a deferral at plan, an error at apply), or as an error now when
+// cause says the provider's connection settings are wrong.
+func (c *checkRun) deferOrFail(summary, detail string, cause error) {
+	if cause != nil && dpclient.Misconfigured(cause) {
+		// A configuration that cannot reach the cluster is an error now,
+		// not a check deferred to an apply that would fail the same way.
+		c.out.diags.AddError(summary, detail+" Fix the connection settings of the deckhouse provider.")
+		return
+	}
+	c.stage.unreadable(&c.out, summary, detail)
+}
+
+// resolveRepository sets out.repository: package_repository_name, or the
+// one repository the ApplicationPackage offers. It reports whether the
+// checks go on.
+func (c *checkRun) resolveRepository(ctx context.Context) bool {
+	c.out.repository = c.in.repository
+	if c.out.repository != "" {
+		return true
+	}
+	repos, found, err := c.cl.AvailableRepositories(ctx, c.in.packageName)
+	switch {
+	case err != nil:
+		c.deferOrFail("Cannot resolve package_repository_name ("+connectionProblem(err)+")", err.Error()+".", err)
+		return false
+	case !found:
+		c.stage.packageMissing(&c.out, c.in.packageName, c.who)
+		return false
+	case len(repos) != 1:
+		choices := "none"
+		if len(repos) > 0 {
+			choices = strings.Join(repos, ", ")
+		}
+		c.out.diags.AddAttributeError(path.Root("package_repository_name"), "Choose a package repository",
+			fmt.Sprintf("package_repository_name is not set and %d repositories offer package %q (status.availableRepositories of the ApplicationPackage): %s. Set package_repository_name to one of them.",
+				len(repos), c.in.packageName, choices))
+		return false
+	}
+	c.out.repository = repos[0]
+	return true
+}
+
+// packageVersion reads the ApplicationPackageVersion of the resolved
+// repository (at apply, waiting for it to become ready) and returns its
+// compiled package, or false when the checks cannot go on.
+func (c *checkRun) packageVersion(ctx context.Context) (*engine.Package, bool) {
+	apvName := dpapi.PackageVersionName(c.out.repository, c.in.packageName, c.in.version)
+	apv, err := c.cl.PackageVersion(ctx, apvName)
 	waited := ""
-	if err == nil && !stage.atPlan {
-		apv, waited, err = awaitPackageVersion(ctx, cl, apvName, who, apv)
+	if err == nil && !c.stage.atPlan {
+		apv, waited, err = awaitPackageVersion(ctx, c.cl, apvName, c.who, apv)
 	}
 	if err != nil {
-		return deferOrFail("Cannot read the package version ("+connectionProblem(err)+")", err.Error()+".", err)
+		c.deferOrFail("Cannot read the package version ("+connectionProblem(err)+")", err.Error()+".", err)
+		return nil, false
 	}
 	if !apv.Ready() || apv.Package == nil {
-		return deferOrFail(fmt.Sprintf("Package version %s not available", in.version), apv.NotReadyReason()+"; "+who+" cannot be installed from it yet"+waited+".")
+		c.deferOrFail(fmt.Sprintf("Package version %s not available", c.in.version),
+			apv.NotReadyReason()+"; "+c.who+" cannot be installed from it yet"+waited+".", nil)
+		return nil, false
 	}
-	pkg := apv.Package
+	return apv.Package, true
+}
 
-	// Grant catalogs.
+// grantCatalog reads the project grants of each grantable resource the
+// fields are bound to, or returns false when they cannot be read.
+func (c *checkRun) grantCatalog(ctx context.Context, fields []engine.Field) (engine.Catalog, bool) {
 	catalog := engine.Catalog{}
-	fields := pkg.Fields()
-	out.declared = declaredPaths(fields)
-	out.grantPaths = grantPaths(fields)
 	for _, f := range fields {
 		if f.GrantableResource == "" {
 			continue
@@ -232,20 +295,26 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 		if _, done := catalog[f.GrantableResource]; done {
 			continue
 		}
-		g, err := cl.GrantCatalog(ctx, in.namespace, f.GrantableResource)
+		g, err := c.cl.GrantCatalog(ctx, c.in.namespace, f.GrantableResource)
 		if err != nil {
-			return deferOrFail("Cannot read the project grants ("+connectionProblem(err)+")", err.Error()+".", err)
+			c.deferOrFail("Cannot read the project grants ("+connectionProblem(err)+")", err.Error()+".", err)
+			return nil, false
 		}
 		if g.Found {
 			catalog[f.GrantableResource] = g.Catalog
 		}
 	}
+	return catalog, true
+}
 
+// request is the engine's request for the settings merged with
+// sensitive_settings.
+func (in checkInput) request(catalog engine.Catalog) engine.Request {
 	merged := in.settings
 	if in.sensitive != nil {
 		merged = engine.Merge(in.settings, in.sensitive)
 	}
-	req := engine.Request{
+	return engine.Request{
 		Settings:               merged,
 		Previous:               in.previous,
 		HasPrevious:            in.hasPrevious,
@@ -255,26 +324,37 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 		Catalog:                catalog,
 		AllowDestructiveSwitch: in.allowDestructive,
 	}
-	res := pkg.Evaluate(req)
+}
 
-	// Immutable fields in replace mode: a replacement, not an error.
-	if in.hasPrevious && in.immutableMode == immutableModeReplace {
-		var names []string
-		for _, p := range res.Problems {
-			if p.Kind == engine.KindImmutable {
-				names = append(names, "settings."+p.Path.String())
-			}
-		}
-		if len(names) > 0 {
-			sort.Strings(names)
-			out.replace = true
-			out.diags.AddAttributeWarning(path.Root("settings"), "Immutable settings changed: the Application will be replaced",
-				fmt.Sprintf("%s: %s %s x-deckhouse-immutable, and immutable_field_change = \"replace\", so the Application is deleted and created again with the new settings.",
-					who, strings.Join(names, ", "), pluralVerb(len(names))))
-			return out
+// replaceVerdict handles immutable fields in replace mode: a change to them
+// is a replacement, not an error. It reports whether the Application is to
+// be replaced (then the other problems are not reported).
+func (c *checkRun) replaceVerdict(res *engine.Result) bool {
+	if !c.in.hasPrevious || c.in.immutableMode != immutableModeReplace {
+		return false
+	}
+	var names []string
+	for _, p := range res.Problems {
+		if p.Kind == engine.KindImmutable {
+			names = append(names, "settings."+p.Path.String())
 		}
 	}
+	if len(names) == 0 {
+		return false
+	}
+	sort.Strings(names)
+	c.out.replace = true
+	c.out.diags.AddAttributeWarning(path.Root("settings"), "Immutable settings changed: the Application will be replaced",
+		fmt.Sprintf("%s: %s %s x-deckhouse-immutable, and immutable_field_change = \"replace\", so the Application is deleted and created again with the new settings.",
+			c.who, strings.Join(names, ", "), pluralVerb(len(names))))
+	return true
+}
 
+// settingsDiagnostics adds the evaluation's problems (on settings or
+// sensitive_settings, whichever the value comes from), switches, warnings
+// and, at plan, the checks skipped for unknown values.
+func (c *checkRun) settingsDiagnostics(res *engine.Result) {
+	in := c.in
 	var inSettings, inSensitive []*engine.Problem
 	for _, p := range res.Problems {
 		if in.sensitive != nil && problemInSensitive(in.settings, in.sensitive, p.Path) {
@@ -286,32 +366,27 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 	verdict := diagnostics.FromProblems(path.Root("settings"), inSettings)
 	verdict.Append(diagnostics.FromProblems(path.Root("sensitive_settings"), inSensitive)...)
 	verdict.Append(diagnostics.Switches(path.Root("settings"), res.Switches, in.allowDestructive)...)
-	out.diags.Append(settingsVerdict(in.settingsChecks, verdict)...)
+	c.out.diags.Append(settingsVerdict(in.settingsChecks, verdict)...)
 	for _, w := range res.Warnings {
-		out.diags.AddAttributeWarning(diagnostics.AttributePath(path.Root("settings"), w.Path), "DP may reject this value", w.Message)
+		c.out.diags.AddAttributeWarning(diagnostics.AttributePath(path.Root("settings"), w.Path), "DP may reject this value", w.Message)
 	}
-	if stage.atPlan && len(res.Skipped) > 0 {
-		out.diags.Append(skippedByDocument(in, res.Skipped)...)
+	if c.stage.atPlan && len(res.Skipped) > 0 {
+		c.out.diags.Append(skippedByDocument(in, res.Skipped)...)
 	}
-	if out.diags.HasError() {
-		return out
-	}
+}
 
-	// ui-resource-name referents (warnings only, at plan).
-	if stage.atPlan {
-		out.diags.Append(r.checkReferents(ctx, cl, in, fields, res.Effective)...)
-	}
-
-	// Effective settings from settings alone (unknown where settings are).
-	out.effective = res.Effective
+// effectiveSettings are the effective settings from settings alone
+// (unknown where settings are): sensitive values stay out of them.
+func effectiveSettings(pkg *engine.Package, req engine.Request, res *engine.Result, in checkInput) map[string]any {
+	effective := res.Effective
 	if in.sensitive != nil {
 		req.Settings = in.settings
-		out.effective = pkg.Evaluate(req).Effective
+		effective = pkg.Evaluate(req).Effective
 	}
-	if out.effective == nil {
-		out.effective = map[string]any{}
+	if effective == nil {
+		effective = map[string]any{}
 	}
-	return out
+	return effective
 }
 
 // grantPaths lists the key paths of the fields bound to a project grant

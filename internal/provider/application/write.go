@@ -186,7 +186,7 @@ func (r *Resource) create(ctx context.Context, plan *applicationModel, sensitive
 	if res.Err != nil {
 		msg := res.Err.Error()
 		if res.MarkErr != nil {
-			msg += ". It could not be marked for adoption: " + res.MarkErr.Error()
+			msg += ". It could not be marked for adoption (" + res.MarkErr.Error() + "): if it was written, the next apply refuses it as an existing Application; import it then"
 		}
 		w.diags.Append(writeError(wr, "create", msg)...)
 		return w
