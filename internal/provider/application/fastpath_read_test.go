@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -203,39 +204,66 @@ func TestReadUnchanged_DecidesFromTheRecordAndTheStatesName(t *testing.T) {
 	}
 }
 
-// The state a create records is the one a refresh of the unchanged
-// Application makes: the refresh shortcut answers right after the apply, with
-// the framework's answer, for clients with and without identity support.
-func TestReadShortcut_AnswersAsTheFrameworkAfterACreate(t *testing.T) {
+// The state a create or an update records is the one a refresh of the
+// unchanged Application makes: the refresh shortcut answers right after each
+// write, with the framework's answer, for clients with and without identity
+// support.
+func TestReadShortcut_AnswersAsTheFrameworkAfterAWrite(t *testing.T) {
 	e := newPlanEnv(t)
 	s := newServers(t, "", e.cp.KubeconfigPath())
-	ctx := context.Background()
 	m := configOf(appState())
-	m.Namespace, m.Name = types.StringValue(e.namespace), types.StringValue("created")
+	m.Namespace, m.Name = types.StringValue(e.namespace), types.StringValue("written")
 	m.PackageName, m.PackageRepositoryName = types.StringValue(e.pkg), types.StringValue(e.repository)
 	m.Settings = convert.ToDynamic(map[string]any{"replicas": 2, "domain": "a.example.com"})
-	cfg := encodeModel(t, m)
 	null, err := tfprotov6.NewDynamicValue(stateType(), tftypes.NewValue(stateType(), nil))
 	if err != nil {
 		t.Fatal(err)
 	}
+	created := frameworkWrite(t, s, &tfprotov6.ApplyResourceChangeResponse{NewState: &null}, encodeModel(t, m), encodeModel(t, m))
+	assertReadsAsTheFramework(t, e, created)
+
+	// The update: other settings and a label; the proposed state keeps the
+	// prior computed values, as the CLI proposes it.
+	prior := stateModel(t, created.NewState)
+	m.Settings = convert.ToDynamic(map[string]any{"replicas": 3, "domain": "a.example.com"})
+	m.Labels = types.MapValueMust(types.StringType, map[string]attr.Value{"team": types.StringValue("a")})
+	proposed := prior
+	proposed.Settings, proposed.Labels = m.Settings, m.Labels
+	updated := frameworkWrite(t, s, created, encodeModel(t, proposed), encodeModel(t, m))
+	assertReadsAsTheFramework(t, e, updated)
+}
+
+// frameworkWrite plans and applies a change of prior through the framework.
+func frameworkWrite(t *testing.T, s *servers, prior *tfprotov6.ApplyResourceChangeResponse, proposed, cfg *tfprotov6.DynamicValue) *tfprotov6.ApplyResourceChangeResponse {
+	t.Helper()
+	ctx := context.Background()
 	plan, err := s.framework.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
-		TypeName: TypeName, PriorState: &null, ProposedNewState: cfg, Config: cfg,
+		TypeName: TypeName, PriorState: prior.NewState, ProposedNewState: proposed, Config: cfg,
+		PriorPrivate: prior.Private, PriorIdentity: prior.NewIdentity,
 	})
 	if err != nil || len(plan.Diagnostics) > 0 {
 		t.Fatalf("plan: %v %v", err, plan.Diagnostics)
 	}
 	applied, err := s.framework.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{
-		TypeName: TypeName, PriorState: &null, PlannedState: plan.PlannedState, Config: cfg,
+		TypeName: TypeName, PriorState: prior.NewState, PlannedState: plan.PlannedState, Config: cfg,
 		PlannedPrivate: plan.PlannedPrivate, PlannedIdentity: plan.PlannedIdentity,
 	})
 	if err != nil || len(applied.Diagnostics) > 0 {
 		t.Fatalf("apply: %v %v", err, applied.Diagnostics)
 	}
+	return applied
+}
+
+// assertReadsAsTheFramework refreshes a written state through the shortcut,
+// which must answer, and the framework, and compares their answers. Both are
+// new provider instances: the writer's namespace snapshots are not theirs.
+func assertReadsAsTheFramework(t *testing.T, e *planEnv, written *tfprotov6.ApplyResourceChangeResponse) {
+	t.Helper()
+	s := newServers(t, "", e.cp.KubeconfigPath())
 	for _, withIdentity := range []bool{true, false} {
-		req := &tfprotov6.ReadResourceRequest{TypeName: TypeName, CurrentState: applied.NewState, Private: applied.Private}
+		req := &tfprotov6.ReadResourceRequest{TypeName: TypeName, CurrentState: written.NewState, Private: written.Private}
 		if withIdentity {
-			req.CurrentIdentity = applied.NewIdentity
+			req.CurrentIdentity = written.NewIdentity
 		}
 		got, want, _ := compare(t, s, true, req, tfprotov6.ProviderServer.ReadResource)
 		if len(want.Diagnostics) > 0 {
@@ -253,6 +281,17 @@ func TestReadShortcut_AnswersAsTheFrameworkAfterACreate(t *testing.T) {
 			t.Errorf("identity differs: %v, %v", gi, wi)
 		}
 	}
+}
+
+// stateModel decodes a state.
+func stateModel(t *testing.T, dv *tfprotov6.DynamicValue) applicationModel {
+	t.Helper()
+	sch, _, _ := resourceTypes()
+	var m applicationModel
+	if diags := (tfsdk.State{Schema: sch, Raw: decodeModel(t, dv)}).Get(context.Background(), &m); diags.HasError() {
+		t.Fatalf("decode state: %v", diags)
+	}
+	return m
 }
 
 // Every attribute that changes what apply writes is one specChanged or
