@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,7 @@ import (
 
 // The acceptance tests of an API server that does not answer run on every
 // CLI the README accepts: OpenTofu from the tool cache and, when present,
-// Terraform (DECKHOUSE_TEST_TERRAFORM, default /usr/local/bin/terraform;
+// Terraform (DECKHOUSE_TEST_TERRAFORM, default the terraform on PATH;
 // "off" skips it).
 //
 // Their request_timeout is 5 s, to keep them short; DECKHOUSE_TEST_REQUEST_TIMEOUT
@@ -41,7 +42,7 @@ func clis(t *testing.T) map[string]string {
 	out := map[string]string{"tofu": examplesTofuPath()}
 	tf := os.Getenv("DECKHOUSE_TEST_TERRAFORM")
 	if tf == "" {
-		tf = "/usr/local/bin/terraform"
+		tf, _ = exec.LookPath("terraform")
 	}
 	if tf != "off" {
 		if fi, err := os.Stat(tf); err == nil && !fi.IsDir() {
