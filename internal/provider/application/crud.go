@@ -241,7 +241,7 @@ func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *uns
 		prior, _, _ = convert.FromDynamic(m.Settings)
 	}
 	spec, hasSettings, _ := unstructured.NestedFieldCopy(obj.Object, "spec", "settings")
-	spec, foreignWarning := ownedSettings(obj, manager, spec)
+	spec, foreignPaths, foreignWarning := splitOwnedSettings(obj, manager, spec)
 	diags.Append(foreignWarning...)
 	salt := appSalt(obj.GetNamespace(), obj.GetName())
 	settings := stripPaths(spec, resolvePaths(spec, sensitivePaths, salt), func(p []string) bool {
@@ -264,7 +264,7 @@ func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *uns
 	}
 
 	m.Status = statusValue(obj, redact)
-	m.LastAppliedSettings = lastAppliedValue(obj, withForeignPaths(obj, manager, sensitivePaths))
+	m.LastAppliedSettings = lastAppliedValue(obj, appendForeignPaths(sensitivePaths, foreignPaths))
 	if m.EffectiveSettings.IsNull() || m.EffectiveSettings.IsUnknown() {
 		// Imported: DP's last applied effective settings are the best known value.
 		m.EffectiveSettings = m.LastAppliedSettings

@@ -121,14 +121,21 @@ func splitSettings(v any, mine map[string]any, at []string, foreignPaths *[][]st
 // naming the foreign paths and their managers (never a value). Without an
 // Apply entry of the manager, every key is returned and nothing is foreign.
 func ownedSettings(obj *unstructured.Unstructured, manager string, settings any) (any, diag.Diagnostics) {
+	owned, _, diags := splitOwnedSettings(obj, manager, settings)
+	return owned, diags
+}
+
+// splitOwnedSettings is ownedSettings that also returns the foreign paths,
+// so a refresh reads the ownership of its settings once.
+func splitOwnedSettings(obj *unstructured.Unstructured, manager string, settings any) (any, [][]string, diag.Diagnostics) {
 	own, ok := readSettingsOwnership(obj, manager)
 	if !ok || settings == nil {
-		return settings, nil
+		return settings, nil, nil
 	}
 	var paths [][]string
 	owned, _ := splitSettings(settings, own.mine, nil, &paths)
 	if len(paths) == 0 {
-		return settings, nil
+		return settings, nil, nil
 	}
 	var diags diag.Diagnostics
 	diags.AddAttributeWarning(path.Root("settings"), "Settings owned by other field managers",
@@ -137,7 +144,7 @@ func ownedSettings(obj *unstructured.Unstructured, manager string, settings any)
 			"checks the settings DP will see, these included. To manage such a key here, write it into settings "+
 			"(the apply then shares or takes its ownership); to remove it, use the manager that added it.",
 			obj.GetNamespace(), obj.GetName(), manager, describeForeign(paths, own.others)))
-	return owned, diags
+	return owned, paths, diags
 }
 
 // foreignSettings returns the part of the settings of obj this manager does
@@ -168,6 +175,12 @@ func withForeignPaths(obj *unstructured.Unstructured, manager string, paths []se
 	}
 	var foreign [][]string
 	splitSettings(settings, own.mine, nil, &foreign)
+	return appendForeignPaths(paths, foreign)
+}
+
+// appendForeignPaths returns paths with the foreign settings paths added (a
+// new slice when there are any).
+func appendForeignPaths(paths []sensitivePath, foreign [][]string) []sensitivePath {
 	if len(foreign) == 0 {
 		return paths
 	}
