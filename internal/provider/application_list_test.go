@@ -23,11 +23,7 @@ func TestAccListResource_ListsApplicationsThroughTheProtocol(t *testing.T) {
 	}
 	t.Parallel()
 	e := newAppEnv(t)
-	second := *e
-	second.namespace = e.namespace + "-b"
-	if err := e.cp.EnsureNamespace(context.Background(), second.namespace); err != nil {
-		t.Fatal(err)
-	}
+	second := e.inNamespace("b")
 	e.seedApplication("web", e.pkg, map[string]any{"domain": "not-listed.example.com"})
 	e.seedApplication("api", e.pkg, nil)
 	second.seedApplication("db", e.pkg, nil)

@@ -60,6 +60,18 @@ func newAppEnv(t *testing.T) *appEnv {
 	return e
 }
 
+// inNamespace is e's package and control plane in a second namespace
+// "<namespace>-<suffix>", created here (no grants).
+func (e *appEnv) inNamespace(suffix string) *appEnv {
+	e.t.Helper()
+	other := *e
+	other.namespace = e.namespace + "-" + suffix
+	if err := e.cp.EnsureNamespace(context.Background(), other.namespace); err != nil {
+		e.t.Fatal(err)
+	}
+	return &other
+}
+
 func (e *appEnv) publish(version string) {
 	e.t.Helper()
 	schema, err := os.ReadFile(filepath.Join("testdata", "app", "demo-settings.yaml"))

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"testing"
@@ -22,11 +21,7 @@ func TestAccApplicationsDataSource_WithoutNamespaceListsEveryNamespace(t *testin
 	}
 	t.Parallel()
 	e := newAppEnv(t)
-	second := *e
-	second.namespace = e.namespace + "-b"
-	if err := e.cp.EnsureNamespace(context.Background(), second.namespace); err != nil {
-		t.Fatal(err)
-	}
+	second := e.inNamespace("b")
 	e.seedApplication("web", e.pkg, nil)
 	second.seedApplication("api", e.pkg, nil)
 	second.seedApplication("web", e.pkg, nil)
