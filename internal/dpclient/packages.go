@@ -74,6 +74,17 @@ func (c *Client) PackageVersion(ctx context.Context, name string) (*PackageVersi
 	return info, nil
 }
 
+// RefreshPackageVersion reads the ApplicationPackageVersion name again, past
+// the read cache, and keeps the answer for the reads after it: for an apply
+// that waits for a version published in the same run. Concurrent refreshes
+// of one name share one request.
+func (c *Client) RefreshPackageVersion(ctx context.Context, name string) (*PackageVersion, error) {
+	c.mu.Lock()
+	delete(c.entries, "apv/"+name)
+	c.mu.Unlock()
+	return c.PackageVersion(ctx, name)
+}
+
 // PackageVersionHeader reads what identifies an ApplicationPackageVersion
 // and whether it can be installed (name, spec, draft label, MetadataLoaded),
 // without its schemas: for listing versions.

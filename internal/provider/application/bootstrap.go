@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
@@ -67,7 +66,7 @@ func awaitPackageVersion(ctx context.Context, cl *dpclient.Client, name, who str
 		"application": who, "package_version": name, "reason": first.NotReadyReason(),
 	})
 	err := wait.PollUntilContextCancel(ctx, packageVersionPollInterval, false, func(ctx context.Context) (bool, error) {
-		cur, err := readPackageVersion(ctx, cl, name)
+		cur, err := cl.RefreshPackageVersion(ctx, name)
 		if err != nil {
 			if dpclient.Unavailable(err) {
 				return false, nil
@@ -91,16 +90,4 @@ func awaitPackageVersion(ctx context.Context, cl *dpclient.Client, name, who str
 	}
 	tflog.Info(ctx, "package version ready", map[string]any{"application": who, "package_version": name, "waited": waited.String()})
 	return last, "", nil
-}
-
-// readPackageVersion reads the ApplicationPackageVersion name past the
-// client's read cache (nil error and Found false when it does not exist).
-func readPackageVersion(ctx context.Context, cl *dpclient.Client, name string) (*dpclient.PackageVersion, error) {
-	found := &dpclient.PackageVersion{Name: name}
-	err := cl.ListPackageVersions(ctx, func(obj *unstructured.Unstructured) {
-		if obj.GetName() == name {
-			found = dpclient.ParsePackageVersion(obj)
-		}
-	})
-	return found, err
 }
