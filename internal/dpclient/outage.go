@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -33,6 +34,8 @@ type UnreachableError struct {
 	Waited  time.Duration // how long that request waited (its deadline) before failing
 	Kind    UnreachableKind
 	Err     error // the first failure
+
+	reported atomic.Bool // an error diagnostic of this process reports it
 }
 
 // UnreachableKind is what tripped the verdict.
@@ -95,6 +98,23 @@ func (e *UnreachableError) Unwrap() []error {
 // Sent reports whether the request that tripped the verdict reached the
 // server (it was sent and no answer came): only then may a write have landed.
 func (e *UnreachableError) Sent() bool { return e.Kind == KindNoAnswer }
+
+// ReportedBefore reports whether err comes from the verdict and an error
+// diagnostic of this process already reports that verdict. The first caller
+// to ask about a verdict claims its report and gets false: it reports the
+// error, and the callers after it may say "same cause" in a warning instead
+// of an error of their own. A CLI renders every error with its configuration
+// snippet (parsing the file again each time), so a thousand copies of one
+// cause cost minutes, while warnings of one summary are shown once. Only a
+// caller that keeps its prior result (a refresh, a check at plan) may ask:
+// a failed write is always an error.
+func ReportedBefore(err error) bool {
+	var ue *UnreachableError
+	if err == nil || !errors.As(err, &ue) {
+		return false
+	}
+	return !ue.reported.CompareAndSwap(false, true)
+}
 
 // NotSentError is a request the Client did not send because of its verdict
 // on the API server.

@@ -259,3 +259,27 @@ func TestUnavailable_RateLimitedReadJudgedByItsPreviousAttempt(t *testing.T) {
 		}
 	}
 }
+
+func TestReportedBefore_OnlyTheFirstReportOfAVerdictClaimsIt(t *testing.T) {
+	verdict := &UnreachableError{Server: "https://api", Request: "GET applications", Waited: time.Second, Err: context.DeadlineExceeded}
+	other := &UnreachableError{Server: "https://other", Request: "GET applications", Waited: time.Second, Err: context.DeadlineExceeded}
+	steps := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"an error that is not the verdict is never reported before", errors.New("forbidden"), false},
+		{"no error is never reported before", nil, false},
+		{"the first report of the verdict claims it", &NotSentError{Verdict: verdict}, false},
+		{"a later request not sent shares that report", &NotSentError{Verdict: verdict}, true},
+		{"a request the verdict cut short shares it", &CutShortError{Verdict: verdict}, true},
+		{"the verdict itself, wrapped, shares it", fmt.Errorf("reading: %w", verdict), true},
+		{"another client's verdict is its own first report", other, false},
+		{"an error that is not the verdict stays an error after it", errors.New("forbidden"), false},
+	}
+	for _, s := range steps {
+		if got := ReportedBefore(s.err); got != s.want {
+			t.Errorf("%s: ReportedBefore = %v, want %v", s.name, got, s.want)
+		}
+	}
+}

@@ -107,6 +107,14 @@ func heldReadPlan(t *testing.T, f *faultEnv, n int) {
 	if first := strings.Count(res.Output(), "got no response within"); first == 0 {
 		t.Fatalf("no diagnostic names the deadline:\n%s", res.Output())
 	}
+	// One error for the run: the others are warnings of one summary, which
+	// the CLI shows once.
+	if errs := strings.Count(res.Output(), "Error: "); errs != 1 {
+		t.Fatalf("plan of %d Applications with every read held: %d errors, want 1 (the others say \"same cause\" in warnings):\n%s", n, errs, res.Output())
+	}
+	if n > 2 && !outputHas(res, "more similar warnings") {
+		t.Fatalf("plan of %d Applications with every read held: the warnings after the error are not shown once:\n%s", n, res.Output())
+	}
 	t.Logf("plan of %d Applications with every read held: %s, %d requests held", n, took.Round(100*time.Millisecond), f.heldRequests())
 	f.proxy.ClearRules()
 	f.cli.planClean()

@@ -163,7 +163,8 @@ func (r *Resource) refresh(ctx context.Context, state *applicationModel, priv pr
 		return out, diags
 	}
 	if err != nil {
-		diags.AddError(fmt.Sprintf("Cannot read Application %s/%s", state.Namespace.ValueString(), state.Name.ValueString()), err.Error())
+		addReadError(&diags, fmt.Sprintf("Cannot read Application %s/%s", state.Namespace.ValueString(), state.Name.ValueString()), err.Error(), err,
+			"It keeps its prior state in this run.")
 		return out, diags
 	}
 	out.uid, out.rv = string(obj.GetUID()), obj.GetResourceVersion()

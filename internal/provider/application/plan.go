@@ -131,9 +131,9 @@ func (r *Resource) planChange(ctx context.Context, in planRequest) planResult {
 func (r *Resource) planChecks(ctx context.Context, in planRequest, sensitive any, replacing bool, out *planResult) {
 	plan, prior := in.plan, in.prior
 	// 3. Unknown inputs.
-	notChecked := func(summary, detail string) {
+	notChecked := func(summary, detail string, cause error) {
 		if r.checksRequired() {
-			out.diags.AddError(summary, detail+` plan_checks = "required" makes this an error.`)
+			addReadError(&out.diags, summary, detail+` plan_checks = "required" makes this an error.`, cause, "The settings were not checked.")
 			return
 		}
 		out.diags.AddWarning(summary, detail+" The settings are checked at apply, and effective_settings is known after apply.")
@@ -142,7 +142,7 @@ func (r *Resource) planChecks(ctx context.Context, in planRequest, sensitive any
 		(!in.configRepo.IsNull() && in.configRepo.IsUnknown()) || plan.AllowDestructiveSettingsSwitch.IsUnknown() ||
 		plan.ImmutableFieldChange.IsUnknown() {
 		notChecked("Settings not checked at plan: unknown values",
-			"The namespace, package, version or repository of "+describe(plan)+" is known only at apply, so the plan cannot read the package version.")
+			"The namespace, package, version or repository of "+describe(plan)+" is known only at apply, so the plan cannot read the package version.", nil)
 		return
 	}
 	settings, _, err := convert.FromDynamicPartial(plan.Settings)
@@ -169,12 +169,12 @@ func (r *Resource) planChecks(ctx context.Context, in planRequest, sensitive any
 	}
 	if r.data == nil || r.data.ConfigUnknown() {
 		notChecked("Settings not checked at plan: provider configuration unknown",
-			"The provider configuration is not known yet (it depends on values known only at apply), so the cluster cannot be read at plan for "+describe(plan)+".")
+			"The provider configuration is not known yet (it depends on values known only at apply), so the cluster cannot be read at plan for "+describe(plan)+".", nil)
 		return
 	}
 	cl, err := r.data.Client(ctx)
 	if err != nil {
-		notChecked("Settings not checked at plan: "+connectionProblem(err), "Cannot connect to the cluster to check "+describe(plan)+": "+err.Error()+".")
+		notChecked("Settings not checked at plan: "+connectionProblem(err), "Cannot connect to the cluster to check "+describe(plan)+": "+err.Error()+".", err)
 		return
 	}
 
@@ -188,7 +188,7 @@ func (r *Resource) planChecks(ctx context.Context, in planRequest, sensitive any
 		imported, err := planPrevious(ctx, cl, in, sensitive, &ci)
 		if err != nil {
 			notChecked("Settings not checked at plan: "+connectionProblem(err), "Cannot read "+describe(plan)+
-				" for the settings DP applied last, which the update checks compare with after an import: "+err.Error()+".")
+				" for the settings DP applied last, which the update checks compare with after an import: "+err.Error()+".", err)
 			return
 		}
 		if imported {

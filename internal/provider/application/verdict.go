@@ -123,7 +123,7 @@ func configurationApplied(status types.Object) bool {
 // checkStage is what differs between the checks of a plan and of an apply.
 type checkStage struct {
 	// unreadable reports cluster data the checks cannot read.
-	unreadable func(out *checkOutput, summary, detail string)
+	unreadable func(out *checkOutput, summary, detail string, cause error)
 	// packageMissing reports an ApplicationPackage that does not exist.
 	packageMissing func(out *checkOutput, pkg, who string)
 	// atPlan lists checks skipped for unknown values and looks up the
@@ -136,10 +136,11 @@ type checkStage struct {
 // "required").
 func (r *Resource) checkAtPlan(ctx context.Context, cl *dpclient.Client, in checkInput) checkOutput {
 	return r.runChecks(ctx, cl, in, checkStage{
-		unreadable: func(out *checkOutput, summary, detail string) {
+		unreadable: func(out *checkOutput, summary, detail string, cause error) {
 			out.deferred = true
 			if in.required {
-				out.diags.AddError("Settings not checked at plan: "+summary, detail+` plan_checks = "required" makes this an error.`)
+				addReadError(&out.diags, "Settings not checked at plan: "+summary, detail+` plan_checks = "required" makes this an error.`, cause,
+					"The settings were not checked.")
 				return
 			}
 			out.diags.AddWarning(summary, detail+" The settings are checked at apply, and effective_settings is known after apply.")
@@ -161,7 +162,7 @@ func (r *Resource) checkAtPlan(ctx context.Context, cl *dpclient.Client, in chec
 // be read is an error.
 func (r *Resource) checkAtApply(ctx context.Context, cl *dpclient.Client, in checkInput) checkOutput {
 	return r.runChecks(ctx, cl, in, checkStage{
-		unreadable: func(out *checkOutput, summary, detail string) { out.diags.AddError(summary, detail) },
+		unreadable: func(out *checkOutput, summary, detail string, _ error) { out.diags.AddError(summary, detail) },
 		packageMissing: func(out *checkOutput, pkg, _ string) {
 			out.diags.AddAttributeError(path.Root("package_name"), "Package not found",
 				fmt.Sprintf("ApplicationPackage %q does not exist; set package_repository_name or check package_name.", pkg))
@@ -232,7 +233,7 @@ func (c *checkRun) deferOrFail(summary, detail string, cause error) {
 		c.out.diags.AddError(summary, detail+" Fix the connection settings of the deckhouse provider.")
 		return
 	}
-	c.stage.unreadable(&c.out, summary, detail)
+	c.stage.unreadable(&c.out, summary, detail, cause)
 }
 
 // resolveRepository sets out.repository: package_repository_name, or the
