@@ -1,6 +1,9 @@
 package application
 
 import (
+	"errors"
+	"strings"
+
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
@@ -19,10 +22,26 @@ const sameCauseSummary = "Not read: the API server cannot be reached (the error 
 // reports the same verdict on the API server (dpclient.ReportedBefore), in
 // which case it is a warning under sameCauseSummary that says what was kept.
 // The run still fails, on that one error.
+//
+// The error that reports the verdict gives it in full (the server, the
+// deadline, the first failure, what to check), even when this read was one
+// the verdict held back.
 func addReadError(diags *diag.Diagnostics, summary, detail string, err error, kept string) {
 	if dpclient.ReportedBefore(err) {
-		diags.AddWarning(sameCauseSummary, summary+": "+detail+" "+kept)
+		diags.AddWarning(sameCauseSummary, summary+": "+sentence(detail)+" "+kept)
 		return
 	}
+	var verdict *dpclient.UnreachableError
+	if errors.As(err, &verdict) {
+		detail = sentence(verdict.Error())
+	}
 	diags.AddError(summary, detail)
+}
+
+// sentence ends s with a period.
+func sentence(s string) string {
+	if strings.HasSuffix(s, ".") {
+		return s
+	}
+	return s + "."
 }

@@ -35,6 +35,9 @@ func TestAddReadError_OneErrorPerVerdictThenWarningsOfOneSummary(t *testing.T) {
 		if got := d.Severity() == diag.SeverityError; got != s.wantError || d.Summary() != s.wantSummary {
 			t.Errorf("%s: error=%v summary %q, want error=%v summary %q", s.name, got, d.Summary(), s.wantError, s.wantSummary)
 		}
+		if s.wantError && errors.As(s.err, new(*dpclient.UnreachableError)) && !strings.Contains(d.Detail(), "Every later request") {
+			t.Errorf("%s: the error does not give the verdict in full: %q", s.name, d.Detail())
+		}
 		if !s.wantError && (!strings.Contains(d.Detail(), "ns/a") || !strings.Contains(d.Detail(), "prior state")) {
 			t.Errorf("%s: the warning does not name the Application and what it kept: %q", s.name, d.Detail())
 		}
