@@ -42,6 +42,7 @@ const (
 const (
 	envPlanChecks     = "DECKHOUSE_PLAN_CHECKS"
 	envRequestTimeout = "DECKHOUSE_REQUEST_TIMEOUT"
+	envImportSettings = "DECKHOUSE_IMPORT_SETTINGS"
 )
 
 var (
@@ -89,6 +90,7 @@ type providerModel struct {
 	Burst                 types.Int64   `tfsdk:"burst"`
 	PlanChecks            types.String  `tfsdk:"plan_checks"`
 	RequestTimeout        types.String  `tfsdk:"request_timeout"`
+	ImportSettings        types.String  `tfsdk:"import_settings"`
 }
 
 type execModel struct {
@@ -181,6 +183,18 @@ func (p *DeckhouseProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 					"gets no answer by its deadline ends every request of the run that would follow (see the provider page). " +
 					"Can be set with `" + envRequestTimeout + "`.",
 				Validators: []validator.String{positiveDuration{}},
+			},
+			"import_settings": schema.StringAttribute{
+				Optional: true,
+				Description: "What the state holds of the settings of an imported `deckhouse_application` (an `import` block, " +
+					"`terraform import`, or a `moved` block from `kubernetes_manifest`) until this provider first writes it. `\"" +
+					providerdata.ImportSettingsOmit + "\"` (default): nothing, since any value of `spec.settings` may be a " +
+					"secret; the first plan shows the configuration's `settings` as an update, and its apply takes ownership of " +
+					"them. `\"" + providerdata.ImportSettingsRead + "\"`: `spec.settings` as it is in the cluster, stored and shown " +
+					"like any `settings`, so a configuration equal to the cluster's plans no change. Use it only for Applications " +
+					"whose settings hold no secret (a value you will set with `sensitive_settings` would be stored and shown " +
+					"until the first apply). Can be set with `" + envImportSettings + "`.",
+				Validators: []validator.String{stringvalidator.OneOf(providerdata.ImportSettingsOmit, providerdata.ImportSettingsRead)},
 			},
 		},
 		Blocks: map[string]schema.Block{

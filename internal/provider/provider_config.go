@@ -83,6 +83,7 @@ func providerDataFromModel(ctx context.Context, m *providerModel, getenv func(st
 		data.ForceConflicts = v.ValueBool()
 	}
 	r.planChecks(data)
+	r.importSettings(data)
 	r.requestTimeout(data)
 	data.Unknown = r.unknown
 	return data, r.diags
@@ -248,6 +249,21 @@ func (r *configResolver) planChecks(data *providerdata.Data) {
 				envPlanChecks, s, providerdata.PlanChecksBestEffort, providerdata.PlanChecksRequired))
 		}
 	}
+}
+
+// importSettings: the block, else DECKHOUSE_IMPORT_SETTINGS (an error when
+// it is neither value), else omit.
+func (r *configResolver) importSettings(data *providerdata.Data) {
+	s := r.m.ImportSettings.ValueString()
+	if r.m.ImportSettings.IsNull() || r.m.ImportSettings.IsUnknown() {
+		s = r.getenv(envImportSettings)
+		if s != "" && s != providerdata.ImportSettingsOmit && s != providerdata.ImportSettingsRead {
+			r.diags.AddError("Invalid "+envImportSettings, fmt.Sprintf("The environment variable %s is %q; it must be %q or %q.",
+				envImportSettings, s, providerdata.ImportSettingsOmit, providerdata.ImportSettingsRead))
+			return
+		}
+	}
+	data.ImportSettingsRead = s == providerdata.ImportSettingsRead
 }
 
 // requestTimeout: the block (an invalid value is reported by the schema's

@@ -48,6 +48,7 @@ func TestConfigure_EnvironmentVariablesThatDoNotParseAreErrorsNamingThem(t *test
 		{"KUBE_INSECURE not a boolean", env{"KUBE_INSECURE": "yes please"}, "KUBE_INSECURE"},
 		{"DECKHOUSE_PLAN_CHECKS not a mode", env{"DECKHOUSE_PLAN_CHECKS": "strict"}, "DECKHOUSE_PLAN_CHECKS"},
 		{"DECKHOUSE_REQUEST_TIMEOUT not a duration", env{"DECKHOUSE_REQUEST_TIMEOUT": "60"}, "DECKHOUSE_REQUEST_TIMEOUT"},
+		{"DECKHOUSE_IMPORT_SETTINGS not a mode", env{"DECKHOUSE_IMPORT_SETTINGS": "all"}, "DECKHOUSE_IMPORT_SETTINGS"},
 		{"DECKHOUSE_REQUEST_TIMEOUT not positive", env{"DECKHOUSE_REQUEST_TIMEOUT": "-1s"}, "DECKHOUSE_REQUEST_TIMEOUT"},
 	}
 	for _, tt := range tests {
@@ -108,6 +109,31 @@ func TestConfigure_PlanChecksAndRequestTimeoutResolveConfigThenEnvironmentThenDe
 			}
 			if data.ConfigUnknown() {
 				t.Fatal("plan_checks and request_timeout are not connection settings")
+			}
+		})
+	}
+}
+
+func TestConfigure_ImportSettingsResolveConfigThenEnvironmentThenOmit(t *testing.T) {
+	tests := []struct {
+		name     string
+		attr     types.String
+		env      env
+		wantRead bool
+	}{
+		{"default omits", types.StringNull(), nil, false},
+		{"environment reads", types.StringNull(), env{"DECKHOUSE_IMPORT_SETTINGS": "read"}, true},
+		{"configuration over environment", types.StringValue("omit"), env{"DECKHOUSE_IMPORT_SETTINGS": "read"}, false},
+		{"configuration reads", types.StringValue("read"), nil, true},
+		{"unknown falls back to the environment", types.StringUnknown(), env{"DECKHOUSE_IMPORT_SETTINGS": "read"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := nullModel()
+			m.ImportSettings = tt.attr
+			if data := testData(t, m, tt.env); data.ImportSettingsRead != tt.wantRead {
+				t.Fatalf("ImportSettingsRead = %v, want %v", data.ImportSettingsRead, tt.wantRead)
 			}
 		})
 	}

@@ -52,7 +52,7 @@ func nullModel() providerModel {
 		Insecure: types.BoolNull(), TLSServerName: types.StringNull(), ProxyURL: types.StringNull(),
 		Exec:         types.ListNull(types.ObjectType{AttrTypes: execAttrTypes}),
 		FieldManager: types.StringNull(), ForceConflicts: types.BoolNull(), QPS: types.Float64Null(), Burst: types.Int64Null(),
-		PlanChecks: types.StringNull(), RequestTimeout: types.StringNull(),
+		PlanChecks: types.StringNull(), RequestTimeout: types.StringNull(), ImportSettings: types.StringNull(),
 	}
 }
 

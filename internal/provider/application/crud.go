@@ -176,12 +176,15 @@ func (r *Resource) refresh(ctx context.Context, state *applicationModel, priv pr
 		out.applied = dpclient.VerdictOf(obj, state.waitFor()).Done
 	}
 	if priv.Imported {
-		// Any value of spec.settings may be a secret: none goes to the
-		// state, and every one is kept out of DP's texts.
+		// Any value of spec.settings may be a secret: every one is kept out
+		// of DP's texts, and none goes to the state unless import_settings
+		// = "read" says the settings hold none.
 		settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
 		secrets := newRedactor(settings)
 		diags.Append(r.fromObject(ctx, state, obj, nil, r.fieldManager(state), secrets.Redact)...)
-		state.Settings, state.LastAppliedSettings, state.EffectiveSettings = types.DynamicNull(), types.DynamicNull(), types.DynamicNull()
+		if r.data == nil || !r.data.ImportSettingsRead {
+			state.Settings, state.LastAppliedSettings, state.EffectiveSettings = types.DynamicNull(), types.DynamicNull(), types.DynamicNull()
+		}
 		return out, diags
 	}
 	values, keys := secretsInCluster(obj, withForeignPaths(obj, r.fieldManager(state), priv.SensitivePaths))

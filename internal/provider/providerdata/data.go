@@ -28,6 +28,16 @@ const (
 	PlanChecksRequired = "required"
 )
 
+// Values of the import_settings argument.
+const (
+	// ImportSettingsOmit keeps the settings of an imported Application out
+	// of the state until the first apply: any of them may be a secret.
+	ImportSettingsOmit = "omit"
+	// ImportSettingsRead reads the settings of an imported Application into
+	// the state as they are in the cluster.
+	ImportSettingsRead = "read"
+)
+
 // Data is what Configure hands to resources and data sources. Its fields are
 // set before it is handed over; after that it is safe for concurrent use.
 type Data struct {
@@ -40,6 +50,10 @@ type Data struct {
 	// RBAC, package version missing or not loaded, unknown values) is a
 	// warning or an error.
 	PlanChecks string
+	// ImportSettingsRead: the refresh of an Application imported and not yet
+	// written by this provider reads its spec.settings into the state
+	// (import_settings = "read").
+	ImportSettingsRead bool
 	// RequestTimeout is the deadline of each read request at plan and
 	// refresh; watches are not bounded by it.
 	RequestTimeout time.Duration
