@@ -20,12 +20,12 @@ const (
 
 	statusDescription = "Status of the Application as DP reports it. Fields DP has not written are null, lists " +
 		"are empty when DP reports none. DP's texts (every string here but a condition's `type` and `status`) " +
-		"may quote settings: each value that may be a secret is replaced by `(sensitive value)`: in the " +
+		"may quote settings, so each value that may be a secret is replaced by `(sensitive value)`: in the " +
 		"`deckhouse_application` resource the values of `sensitive_settings` and of the settings other field " +
 		"managers own, in the data sources every value of `spec.settings`."
 	conditionsDescription = "Every condition of `status.conditions`, sorted by type (`ConfigurationApplied`, " +
 		"`Installed`, `Managed`, `Ready`, `Scaled`, `UpdateInstalled`, …). Pick one with " +
-		"`one([for c in <object>.status.conditions : c if c.type == \"Ready\"])`."
+		"`one([for c in <address>.status.conditions : c if c.type == \"Ready\"])`."
 )
 
 // leaf is a string or integer attribute of the status with its description.

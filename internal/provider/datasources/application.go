@@ -57,10 +57,10 @@ func (d *ApplicationDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Reads one existing Application (`deckhouse.io/v1alpha1`) by namespace and name: its spec, the " +
-			"effective settings DP applied last and its status. Use it for Applications managed elsewhere (another " +
+		MarkdownDescription: "Reads one existing Application (`deckhouse.io/v1alpha1`) by namespace and name: its spec, its " +
+			"effective settings, the settings DP applied last and its status. Use it for Applications managed elsewhere (another " +
 			"configuration, `kubectl`, the DP console). An Application that does not exist is an error.\n\n" +
-			"`settings` and `effective_settings` are sensitive: `spec.settings` may hold values written through the " +
+			"`settings`, `effective_settings` and `last_applied_settings` are sensitive: `spec.settings` may hold values written through the " +
 			"write-only `sensitive_settings` of the `deckhouse_application` resource, and the object does not say which " +
 			"paths those are. Read a value with `nonsensitive()` only when you know it is not a secret.",
 		Attributes: map[string]schema.Attribute{
