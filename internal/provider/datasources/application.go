@@ -130,8 +130,8 @@ func (d *ApplicationDataSource) Read(ctx context.Context, req datasource.ReadReq
 	m.Labels = stringMapValue(obj.GetLabels())
 	m.Annotations = stringMapValue(obj.GetAnnotations())
 	m.Settings = nestedDynamic(obj, "spec", "settings")
-	m.EffectiveSettings = effectiveSettingsValue(obj)
-	m.LastAppliedSettings = nestedDynamic(obj, "status", "lastAppliedConfiguration")
+	m.EffectiveSettings = dynamicOf(appstatus.EffectiveSettings(obj))
+	m.LastAppliedSettings = dynamicOf(appstatus.LastApplied(obj))
 	m.Status = readStatus(obj).Value()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
@@ -144,10 +144,8 @@ func readStatus(obj *unstructured.Unstructured) appstatus.Status {
 	return appstatus.Read(obj, diagnostics.NewRedactor(settings).Redact)
 }
 
-// effectiveSettingsValue is the effective settings of the current
-// spec.settings as DP recorded them, null until DP has applied them.
-func effectiveSettingsValue(obj *unstructured.Unstructured) types.Dynamic {
-	v, ok := appstatus.EffectiveSettings(obj)
+// dynamicOf is a document as a dynamic value, null when there is none.
+func dynamicOf(v any, ok bool) types.Dynamic {
 	if !ok {
 		return types.DynamicNull()
 	}
