@@ -29,7 +29,7 @@ func TestLayers_ImportRules(t *testing.T) {
 	kube := []string{"k8s.io/client-go", "k8s.io/apimachinery", "sigs.k8s.io/controller-runtime"}
 	// What the resource and data sources build on (functions: the first three).
 	adapterBase := []string{"internal/engine", "internal/provider/convert", "internal/provider/diagnostics",
-		"internal/dpapi", "internal/dpclient", "internal/provider/providerdata"}
+		"internal/dpapi", "internal/dpclient", "internal/provider/providerdata", "internal/provider/appstatus"}
 	rules := []rule{
 		{pkg: "internal/engine", mayNot: append(append([]string{}, terraform...), kube...), onlyOwn: []string{}},
 		{pkg: "internal/dpapi", mayNot: append(append([]string{}, terraform...), "k8s.io/client-go"), onlyOwn: []string{"internal/engine"}},
@@ -46,6 +46,7 @@ func TestLayers_ImportRules(t *testing.T) {
 		{pkg: "internal/provider/convert", mayNot: kube, onlyOwn: []string{"internal/engine"}},
 		{pkg: "internal/provider/diagnostics", mayNot: kube, onlyOwn: []string{"internal/engine"}},
 		{pkg: "internal/provider/providerdata", onlyOwn: []string{"internal/dpclient"}},
+		{pkg: "internal/provider/appstatus", onlyOwn: []string{"internal/dpclient"}},
 		{pkg: "internal/provider/functions", mayNot: kube, onlyOwn: adapterBase[:3]},
 		{pkg: "internal/provider/application", onlyOwn: adapterBase},
 		{pkg: "internal/provider/datasources", onlyOwn: adapterBase},

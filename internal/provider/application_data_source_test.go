@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
@@ -201,5 +202,123 @@ output "user" {
 				},
 			},
 		},
+	})
+}
+
+// The resource and the data source read an Application's status with one
+// reader: for the same Application they hold the same status (null where DP
+// has written nothing), the same effective_settings and the same
+// last_applied_settings.
+func TestAccApplicationStatus_ResourceAndDataSourceAgree(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("needs the local control plane (TF_ACC=1)")
+	}
+	t.Parallel()
+	e := newAppEnv(t)
+	cfg := e.config(`  settings = { replicas = 2 }
+  wait_for = "Ready"`) + `
+data "deckhouse_application" "test" {
+  namespace  = deckhouse_application.test.namespace
+  name       = deckhouse_application.test.name
+  depends_on = [deckhouse_application.test]
+}
+`
+	ds := "data.deckhouse_application.test"
+	same := func(path string) statecheck.StateCheck {
+		return statecheck.CompareValuePairs(appAddr, tfjsonpath.New(path), ds, tfjsonpath.New(path), compare.ValuesSame())
+	}
+	checks := []statecheck.StateCheck{
+		same("status"), same("effective_settings"), same("last_applied_settings"),
+		statecheck.ExpectKnownValue(ds, tfjsonpath.New("status").AtMapKey("configuration_applied").AtMapKey("observed_generation"), knownvalue.Int64Exact(1)),
+		statecheck.ExpectKnownValue(ds, tfjsonpath.New("effective_settings").AtMapKey("replicas"), knownvalue.Int64Exact(2)),
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: cfg, ConfigStateChecks: checks},
+			{
+				// DP reports more: an address without description, a tip, an
+				// empty message. A refresh reads it into both.
+				PreConfig: func() {
+					e.updateApplicationStatus("app", func(status map[string]any) {
+						status["urls"] = []any{map[string]any{"url": "https://app.example.com"}}
+						summary, _ := status["summary"].(map[string]any)
+						summary["tip"] = "open the UI"
+						summary["message"] = ""
+					})
+				},
+				Config: cfg,
+				ConfigStateChecks: append(checks,
+					statecheck.ExpectKnownValue(appAddr, tfjsonpath.New("status").AtMapKey("urls"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.ObjectExact(map[string]knownvalue.Check{
+							"url": knownvalue.StringExact("https://app.example.com"), "description": knownvalue.Null(),
+						}),
+					})),
+					statecheck.ExpectKnownValue(appAddr, tfjsonpath.New("status").AtMapKey("message"), knownvalue.StringExact("")),
+					statecheck.ExpectKnownValue(appAddr, tfjsonpath.New("status").AtMapKey("tip"), knownvalue.StringExact("open the UI")),
+				),
+			},
+		},
+	})
+}
+
+// effective_settings are those of the current spec.settings: while DP has
+// not applied the current generation (here it rejected it) they are null,
+// and last_applied_settings still shows what DP applied last.
+func TestAccApplicationDataSource_EffectiveSettingsNullWhileDPHasNotAppliedTheGeneration(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("needs the local control plane (TF_ACC=1)")
+	}
+	t.Parallel()
+	e := newAppEnv(t)
+	e.seedApplication("web", e.pkg, map[string]any{"replicas": int64(2)})
+	client := e.cp.Dynamic().Resource(dpapi.ApplicationGVR).Namespace(e.namespace)
+	ctx := context.Background()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := client.Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		_ = unstructured.SetNestedField(cur.Object, int64(0), "spec", "settings", "replicas") // below the minimum
+		_, err = client.Update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		cur, err := client.Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := meta.FindStatusCondition(dpclient.Conditions(cur), "ConfigurationApplied"); c != nil &&
+			c.ObservedGeneration == cur.GetGeneration() && c.Status == metav1.ConditionFalse {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("generation %d not rejected within 30s: status %v", cur.GetGeneration(), cur.Object["status"])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	addr := "data.deckhouse_application.web"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: e.providerBlock() + fmt.Sprintf(`
+data "deckhouse_application" "web" {
+  namespace = %q
+  name      = "web"
+}
+`, e.namespace),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("settings").AtMapKey("replicas"), knownvalue.Int64Exact(0)),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("effective_settings"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("last_applied_settings").AtMapKey("replicas"), knownvalue.Int64Exact(2)),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("status").AtMapKey("configuration_applied"), knownvalue.ObjectPartial(map[string]knownvalue.Check{
+					"status": knownvalue.StringExact("False"), "reason": knownvalue.StringExact("SettingsInvalid"), "observed_generation": knownvalue.Int64Exact(2),
+				})),
+			},
+		}},
 	})
 }

@@ -19,8 +19,10 @@ output "keycloak_ready" {
   ])
 }
 
-# settings and effective_settings are sensitive: they may hold secrets. Take out
-# a value that is not one with nonsensitive().
+# settings, effective_settings and last_applied_settings are sensitive: they may
+# hold secrets. Take out a value that is not one with nonsensitive().
+# last_applied_settings is what DP applied last; effective_settings is null
+# while DP has not applied the current settings.
 output "keycloak_replicas" {
-  value = nonsensitive(data.deckhouse_application.keycloak.effective_settings.replicas)
+  value = nonsensitive(data.deckhouse_application.keycloak.last_applied_settings.replicas)
 }

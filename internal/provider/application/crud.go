@@ -21,6 +21,7 @@ import (
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/diagnostics"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
@@ -267,11 +268,15 @@ func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *uns
 		}
 	}
 
-	m.Status = statusValue(obj, redact)
+	m.Status = appstatus.Read(obj, redact).Value()
 	m.LastAppliedSettings = lastAppliedValue(obj, appendForeignPaths(sensitivePaths, foreignPaths))
 	if m.EffectiveSettings.IsNull() || m.EffectiveSettings.IsUnknown() {
-		// Imported: DP's last applied effective settings are the best known value.
-		m.EffectiveSettings = m.LastAppliedSettings
+		// Not computed by an apply: DP's record is the value once it is of
+		// the current generation (appstatus.EffectiveSettings).
+		m.EffectiveSettings = types.DynamicNull()
+		if _, ok := appstatus.EffectiveSettings(obj); ok {
+			m.EffectiveSettings = m.LastAppliedSettings
+		}
 	}
 	if m.ImmutableFieldChange.IsNull() {
 		m.ImmutableFieldChange = types.StringValue(immutableModeError)

@@ -22,6 +22,14 @@ func TestUpgradeShortcut_AnswersCurrentStatesAsTheFramework(t *testing.T) {
 	}{
 		{name: "current version", raw: &tfprotov6.RawState{JSON: []byte(state + `}`)}, wantShortcut: true},
 		{name: "attribute the schema no longer has", raw: &tfprotov6.RawState{JSON: []byte(state + `,"removed":"x"}`)}, wantShortcut: true},
+		{
+			// Written before status.conditions[*] and status.configuration_applied
+			// had observed_generation: the new attributes decode as null.
+			name: "status without observed_generation", wantShortcut: true,
+			raw: &tfprotov6.RawState{JSON: []byte(state + `,"status":{"state":"Ready","message":null,"tip":null,"installed_version":"v1.0.0",` +
+				`"urls":[],"configuration_applied":{"status":"True","reason":"ConfigurationApplied","message":null},` +
+				`"conditions":[{"type":"ConfigurationApplied","status":"True","reason":"ConfigurationApplied","message":null}]}}`)},
+		},
 		{name: "another version", raw: &tfprotov6.RawState{JSON: []byte(state + `}`)}, version: 1},
 		{name: "flatmap state", raw: &tfprotov6.RawState{Flatmap: map[string]string{"id": "demo/app"}}},
 		{name: "JSON that does not fit the schema", raw: &tfprotov6.RawState{JSON: []byte(`{"name":{"a":1}}`)}},

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
@@ -161,7 +162,7 @@ func importedModel(namespace, name string) applicationModel {
 			"create": types.StringType, "update": types.StringType, "delete": types.StringType,
 		})},
 		EffectiveSettings:   types.DynamicNull(),
-		Status:              types.ObjectNull(statusAttrTypes),
+		Status:              appstatus.Null(),
 		LastAppliedSettings: types.DynamicNull(),
 	}
 }

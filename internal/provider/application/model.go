@@ -3,11 +3,9 @@ package application
 import (
 	"context"
 	"encoding/json"
-	"sort"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -49,33 +47,6 @@ type applicationIdentity struct {
 	Namespace types.String `tfsdk:"namespace"`
 	Name      types.String `tfsdk:"name"`
 }
-
-var (
-	conditionAttrTypes = map[string]attr.Type{
-		"status":  types.StringType,
-		"reason":  types.StringType,
-		"message": types.StringType,
-	}
-	typedConditionAttrTypes = map[string]attr.Type{
-		"type":    types.StringType,
-		"status":  types.StringType,
-		"reason":  types.StringType,
-		"message": types.StringType,
-	}
-	urlAttrTypes = map[string]attr.Type{
-		"url":         types.StringType,
-		"description": types.StringType,
-	}
-	statusAttrTypes = map[string]attr.Type{
-		"state":                 types.StringType,
-		"message":               types.StringType,
-		"tip":                   types.StringType,
-		"installed_version":     types.StringType,
-		"urls":                  types.ListType{ElemType: types.ObjectType{AttrTypes: urlAttrTypes}},
-		"configuration_applied": types.ObjectType{AttrTypes: conditionAttrTypes},
-		"conditions":            types.ListType{ElemType: types.ObjectType{AttrTypes: typedConditionAttrTypes}},
-	}
-)
 
 // timeout returns the configured timeout of op (create, update, delete).
 func (m *applicationModel) timeout(ctx context.Context, op string, def time.Duration) time.Duration {
@@ -156,61 +127,6 @@ func copyComputed(plan, state *applicationModel) {
 	if plan.PackageRepositoryName.IsUnknown() {
 		plan.PackageRepositoryName = state.PackageRepositoryName
 	}
-}
-
-// statusValue is the status attribute of an Application object; every DP
-// text in it goes through redact.
-func statusValue(obj *unstructured.Unstructured, redact func(string) string) types.Object {
-	str := func(fields ...string) types.String {
-		s, ok, _ := unstructured.NestedString(obj.Object, fields...)
-		if !ok {
-			return types.StringNull()
-		}
-		return types.StringValue(redact(s))
-	}
-	optional := func(s string) types.String {
-		if s == "" {
-			return types.StringNull()
-		}
-		return types.StringValue(redact(s))
-	}
-	conds := dpclient.Conditions(obj)
-	sort.SliceStable(conds, func(i, j int) bool { return conds[i].Type < conds[j].Type })
-	applied := types.ObjectNull(conditionAttrTypes)
-	condElems := make([]attr.Value, 0, len(conds))
-	for _, c := range conds {
-		condElems = append(condElems, types.ObjectValueMust(typedConditionAttrTypes, map[string]attr.Value{
-			"type": types.StringValue(c.Type), "status": types.StringValue(string(c.Status)),
-			"reason": optional(c.Reason), "message": optional(c.Message),
-		}))
-		if c.Type == dpclient.ConditionConfigurationApplied {
-			applied = types.ObjectValueMust(conditionAttrTypes, map[string]attr.Value{
-				"status": types.StringValue(string(c.Status)), "reason": optional(c.Reason), "message": optional(c.Message),
-			})
-		}
-	}
-	urls, _, _ := unstructured.NestedSlice(obj.Object, "status", "urls")
-	urlElems := make([]attr.Value, 0, len(urls))
-	for _, u := range urls {
-		m, ok := u.(map[string]any)
-		if !ok {
-			continue
-		}
-		url, _ := m["url"].(string)
-		desc, _ := m["description"].(string)
-		urlElems = append(urlElems, types.ObjectValueMust(urlAttrTypes, map[string]attr.Value{
-			"url": types.StringValue(url), "description": optional(desc),
-		}))
-	}
-	return types.ObjectValueMust(statusAttrTypes, map[string]attr.Value{
-		"state":                 str("status", "summary", "state"),
-		"message":               str("status", "summary", "message"),
-		"tip":                   str("status", "summary", "tip"),
-		"installed_version":     str("status", "currentVersion", "version"),
-		"urls":                  types.ListValueMust(types.ObjectType{AttrTypes: urlAttrTypes}, urlElems),
-		"configuration_applied": applied,
-		"conditions":            types.ListValueMust(types.ObjectType{AttrTypes: typedConditionAttrTypes}, condElems),
-	})
 }
 
 // lastAppliedValue is status.lastAppliedConfiguration without the values

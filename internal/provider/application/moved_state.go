@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 )
 
 var _ resource.ResourceWithMoveState = &Resource{}
@@ -81,7 +82,7 @@ func (r *Resource) moveFromKubernetesManifest(ctx context.Context, req resource.
 	secrets := newRedactor(settings)
 	resp.Diagnostics.Append(r.fromObject(ctx, &m, u, nil, r.fieldManager(&m), secrets.Redact)...)
 	m.Settings, m.LastAppliedSettings, m.EffectiveSettings = types.DynamicNull(), types.DynamicNull(), types.DynamicNull()
-	m.Status = types.ObjectNull(statusAttrTypes)
+	m.Status = appstatus.Null()
 	resp.Diagnostics.Append(resp.TargetState.Set(ctx, &m)...)
 	if resp.TargetIdentity != nil {
 		resp.Diagnostics.Append(resp.TargetIdentity.Set(ctx, applicationIdentity{

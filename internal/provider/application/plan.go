@@ -15,6 +15,7 @@ import (
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
@@ -106,7 +107,7 @@ func (r *Resource) planChange(ctx context.Context, in planRequest) planResult {
 	if prior != nil && !specChanged(plan, prior) {
 		copyComputed(plan, prior)
 		if in.private.ApplyPending {
-			plan.Status = types.ObjectUnknown(statusAttrTypes)
+			plan.Status = appstatus.Unknown()
 			out.diags.AddWarning("Settings not applied by DP yet",
 				describe(plan)+": DP has not applied the settings of the last apply (it rejected them, or the wait "+
 					"timed out, or the reply to the write was lost). This plan applies them again and waits for DP.")
@@ -120,7 +121,7 @@ func (r *Resource) planChange(ctx context.Context, in planRequest) planResult {
 	}
 	plan.EffectiveSettings = types.DynamicUnknown()
 	if prior != nil {
-		plan.Status = types.ObjectUnknown(statusAttrTypes)
+		plan.Status = appstatus.Unknown()
 		plan.LastAppliedSettings = types.DynamicUnknown()
 	}
 	r.planChecks(ctx, in, sensitive, replacing, &out)

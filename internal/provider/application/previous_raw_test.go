@@ -3,9 +3,9 @@ package application
 import (
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
@@ -15,9 +15,7 @@ import (
 func TestPlan_OldSelfBoundToPriorRawSettings(t *testing.T) {
 	t.Parallel()
 	applied := func(status string) types.Object {
-		return types.ObjectValueMust(map[string]attr.Type{"configuration_applied": types.ObjectType{AttrTypes: conditionAttrTypes}},
-			map[string]attr.Value{"configuration_applied": types.ObjectValueMust(conditionAttrTypes, map[string]attr.Value{
-				"status": types.StringValue(status), "reason": types.StringNull(), "message": types.StringNull()})})
+		return appstatus.Status{ConfigurationApplied: &appstatus.Condition{Type: "ConfigurationApplied", Status: &status}}.Value()
 	}
 	prior := &applicationModel{
 		Settings:                 convert.ToDynamic(map[string]any{"a": "x"}),

@@ -3,6 +3,8 @@ package application
 import (
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 // A refresh that finds another Application (another UID) under the
@@ -47,5 +49,46 @@ func TestRead_RecordsTheResourceVersion(t *testing.T) {
 	}
 	if got := privateFromJSON(t, resp.Private).ResourceVersion; got != "99" {
 		t.Fatalf("resourceVersion %q, want 99", got)
+	}
+}
+
+// A state whose effective_settings no apply computed takes DP's record at a
+// refresh only while the record is of the current generation: otherwise
+// they are the effective settings of earlier settings, and stay null.
+func TestRead_EffectiveSettingsFromDPsRecordOnlyOfTheCurrentGeneration(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		dpBehind bool
+	}{{name: "DP applied the current generation"}, {name: "DP has not applied the current generation", dpBehind: true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			created := h.planAndApply(nil, nil, demoConfig(map[string]any{"replicas": 2}))
+			if created.apply == nil || hasError(created.apply.Diagnostics) {
+				t.Fatalf("create: %s", diagText(created.plan.Diagnostics))
+			}
+			m := h.model(created.state)
+			m.EffectiveSettings = types.DynamicNull()
+			h.dp.mu.Lock()
+			md := h.dp.apps["app"]["metadata"].(map[string]any)
+			md["resourceVersion"] = "99"
+			if tt.dpBehind {
+				md["generation"] = asInt(md["generation"]) + 1
+			}
+			h.dp.mu.Unlock()
+			resp := h.read(encodeModel(t, m), created.private)
+			if hasError(resp.Diagnostics) {
+				t.Fatalf("read: %s", diagText(resp.Diagnostics))
+			}
+			got := h.model(resp.NewState)
+			if got.LastAppliedSettings.IsNull() {
+				t.Fatal("last_applied_settings is null, want DP's record")
+			}
+			if want := !tt.dpBehind; !got.EffectiveSettings.IsNull() != want {
+				t.Fatalf("effective_settings = %v, want DP's record: %v", got.EffectiveSettings, want)
+			}
+			if !tt.dpBehind && !got.EffectiveSettings.Equal(got.LastAppliedSettings) {
+				t.Fatalf("effective_settings = %v, want %v", got.EffectiveSettings, got.LastAppliedSettings)
+			}
+		})
 	}
 }

@@ -30,6 +30,7 @@ import (
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
@@ -198,51 +199,16 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 			},
 			"effective_settings": schema.DynamicAttribute{
 				Computed: true,
-				MarkdownDescription: "Effective settings: `settings` + settings-schema defaults + project grant defaults, " +
-					"computed at plan (unknown when the package version cannot be read at plan; the values project grants " +
-					"supply are known after apply). Values of `sensitive_settings` are not included.",
+				MarkdownDescription: appstatus.EffectiveSettingsDescription + " Here computed at plan from `settings` " +
+					"(unknown when the package version cannot be read at plan; the values project grants supply are known " +
+					"after apply); values of `sensitive_settings` are not included. After an import, DP's record when DP has " +
+					"applied the current generation, else null until the first apply.",
 			},
-			"status": schema.SingleNestedAttribute{
-				Computed:            true,
-				MarkdownDescription: "Status of the Application as DP reports it.",
-				Attributes: map[string]schema.Attribute{
-					"state":             schema.StringAttribute{Computed: true, MarkdownDescription: "`status.summary.state`: Pending, Failed, Updating, Ready, Degraded, Suspended or Deleting."},
-					"message":           schema.StringAttribute{Computed: true, MarkdownDescription: "`status.summary.message`."},
-					"tip":               schema.StringAttribute{Computed: true, MarkdownDescription: "`status.summary.tip`: what to do about the state, when DP gives a hint."},
-					"installed_version": schema.StringAttribute{Computed: true, MarkdownDescription: "`status.currentVersion.version`."},
-					"urls": schema.ListNestedAttribute{
-						Computed:            true,
-						MarkdownDescription: "`status.urls`: addresses the application publishes.",
-						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-							"url":         schema.StringAttribute{Computed: true},
-							"description": schema.StringAttribute{Computed: true},
-						}},
-					},
-					"configuration_applied": schema.SingleNestedAttribute{
-						Computed:            true,
-						MarkdownDescription: "The `ConfigurationApplied` condition.",
-						Attributes: map[string]schema.Attribute{
-							"status":  schema.StringAttribute{Computed: true},
-							"reason":  schema.StringAttribute{Computed: true},
-							"message": schema.StringAttribute{Computed: true},
-						},
-					},
-					"conditions": schema.ListNestedAttribute{
-						Computed:            true,
-						MarkdownDescription: "Every condition of `status.conditions` (`Installed`, `Ready`, `ConfigurationApplied`, ...), sorted by type.",
-						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-							"type":    schema.StringAttribute{Computed: true},
-							"status":  schema.StringAttribute{Computed: true},
-							"reason":  schema.StringAttribute{Computed: true},
-							"message": schema.StringAttribute{Computed: true},
-						}},
-					},
-				},
-			},
+			"status": appstatus.ResourceAttribute(),
 			"last_applied_settings": schema.DynamicAttribute{
 				Computed: true,
-				MarkdownDescription: "`status.lastAppliedConfiguration`: the effective settings DP applied last, without the " +
-					"paths supplied by `sensitive_settings`.",
+				MarkdownDescription: appstatus.LastAppliedSettingsDescription + " Here without the paths supplied by " +
+					"`sensitive_settings` or owned by other field managers.",
 			},
 		},
 		Blocks: map[string]schema.Block{

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 )
 
 func TestSensitivePaths_StrippedFromClusterSettings(t *testing.T) {
@@ -118,7 +119,7 @@ func nullLike(v any) any {
 	case types.Dynamic:
 		return types.DynamicNull()
 	case types.Object:
-		return types.ObjectNull(statusAttrTypes)
+		return appstatus.Null()
 	case timeouts.Value:
 		return timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType})}
 	}
@@ -136,7 +137,7 @@ func unknownLike(v any) any {
 	case types.Dynamic:
 		return types.DynamicUnknown()
 	case types.Object:
-		return types.ObjectUnknown(statusAttrTypes)
+		return appstatus.Unknown()
 	case timeouts.Value:
 		return timeouts.Value{Object: types.ObjectUnknown(map[string]attr.Type{"create": types.StringType})}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
@@ -44,15 +45,10 @@ func appState() applicationModel {
 			"create": types.StringType, "update": types.StringType, "delete": types.StringType,
 		})},
 		EffectiveSettings: effective,
-		Status: types.ObjectValueMust(statusAttrTypes, map[string]attr.Value{
-			"state": types.StringValue("Ready"), "message": types.StringNull(), "tip": types.StringNull(),
-			"installed_version": types.StringValue("v1.0.0"),
-			"urls":              types.ListValueMust(types.ObjectType{AttrTypes: urlAttrTypes}, nil),
-			"conditions":        types.ListValueMust(types.ObjectType{AttrTypes: typedConditionAttrTypes}, nil),
-			"configuration_applied": types.ObjectValueMust(conditionAttrTypes, map[string]attr.Value{
-				"status": types.StringValue("True"), "reason": types.StringValue("Applied"), "message": types.StringNull(),
-			}),
-		}),
+		Status: appstatus.Status{
+			State: ptr("Ready"), InstalledVersion: ptr("v1.0.0"),
+			ConfigurationApplied: &appstatus.Condition{Type: "ConfigurationApplied", Status: ptr("True"), Reason: ptr("Applied")},
+		}.Value(),
 		LastAppliedSettings: effective,
 	}
 }
@@ -67,7 +63,7 @@ func configOf(m applicationModel) applicationModel {
 	m.Wait = types.BoolNull()
 	m.WaitFor = types.StringNull()
 	m.EffectiveSettings = types.DynamicNull()
-	m.Status = types.ObjectNull(statusAttrTypes)
+	m.Status = appstatus.Null()
 	m.LastAppliedSettings = types.DynamicNull()
 	return m
 }
@@ -122,3 +118,5 @@ func decodeModel(t *testing.T, dv *tfprotov6.DynamicValue) tftypes.Value {
 	}
 	return v
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
@@ -298,7 +299,7 @@ func (r *Resource) written(_ context.Context, wr *writeRequest, obj *unstructure
 	}
 	plan.ID = types.StringValue(plan.Namespace.ValueString() + "/" + plan.Name.ValueString())
 	if plan.Status.IsUnknown() || waitErr != nil {
-		plan.Status = statusValue(obj, wr.secrets.Redact)
+		plan.Status = appstatus.Read(obj, wr.secrets.Redact).Value()
 	}
 	if plan.LastAppliedSettings.IsUnknown() {
 		plan.LastAppliedSettings = lastAppliedValue(obj, withForeignPaths(obj, wr.opts.FieldManager, paths))

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
@@ -161,7 +162,7 @@ func summarizeApplication(obj *unstructured.Unstructured) applicationSummary {
 		}
 		return &v
 	}
-	st := readAppStatus(obj)
+	st := readStatus(obj)
 	return applicationSummary{
 		Namespace:             obj.GetNamespace(),
 		Name:                  obj.GetName(),
@@ -169,8 +170,8 @@ func summarizeApplication(obj *unstructured.Unstructured) applicationSummary {
 		PackageVersion:        opt("spec", "packageVersion"),
 		PackageRepositoryName: opt("spec", "packageRepositoryName"),
 		State:                 st.State,
-		ConfigurationApplied:  st.condition("ConfigurationApplied"),
-		ReadyCond:             st.condition("Ready"),
+		ConfigurationApplied:  st.ConditionStatus(dpclient.ConditionConfigurationApplied),
+		ReadyCond:             st.ConditionStatus(dpclient.ConditionReady),
 	}
 }
 

@@ -1,0 +1,83 @@
+package appstatus
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var (
+	// appliedAttrTypes is the object type of status.configuration_applied.
+	appliedAttrTypes = map[string]attr.Type{
+		"status":              types.StringType,
+		"reason":              types.StringType,
+		"message":             types.StringType,
+		"observed_generation": types.Int64Type,
+	}
+	conditionAttrTypes = map[string]attr.Type{
+		"type":                types.StringType,
+		"status":              types.StringType,
+		"reason":              types.StringType,
+		"message":             types.StringType,
+		"observed_generation": types.Int64Type,
+	}
+	urlAttrTypes = map[string]attr.Type{
+		"url":         types.StringType,
+		"description": types.StringType,
+	}
+	// AttrTypes is the object type of the status attribute.
+	AttrTypes = map[string]attr.Type{
+		"state":                 types.StringType,
+		"message":               types.StringType,
+		"tip":                   types.StringType,
+		"installed_version":     types.StringType,
+		"urls":                  types.ListType{ElemType: types.ObjectType{AttrTypes: urlAttrTypes}},
+		"configuration_applied": types.ObjectType{AttrTypes: appliedAttrTypes},
+		"conditions":            types.ListType{ElemType: types.ObjectType{AttrTypes: conditionAttrTypes}},
+	}
+)
+
+// Null is the null status attribute.
+func Null() types.Object { return types.ObjectNull(AttrTypes) }
+
+// Unknown is the unknown status attribute.
+func Unknown() types.Object { return types.ObjectUnknown(AttrTypes) }
+
+// Value is the Terraform value of the status attribute: the same in the
+// resource and the data source.
+func (s Status) Value() types.Object {
+	urls := make([]attr.Value, 0, len(s.URLs))
+	for _, u := range s.URLs {
+		urls = append(urls, types.ObjectValueMust(urlAttrTypes, map[string]attr.Value{
+			"url": types.StringPointerValue(u.URL), "description": types.StringPointerValue(u.Description),
+		}))
+	}
+	conds := make([]attr.Value, 0, len(s.Conditions))
+	for _, c := range s.Conditions {
+		attrs := c.attributes()
+		attrs["type"] = types.StringValue(c.Type)
+		conds = append(conds, types.ObjectValueMust(conditionAttrTypes, attrs))
+	}
+	applied := types.ObjectNull(appliedAttrTypes)
+	if s.ConfigurationApplied != nil {
+		applied = types.ObjectValueMust(appliedAttrTypes, s.ConfigurationApplied.attributes())
+	}
+	return types.ObjectValueMust(AttrTypes, map[string]attr.Value{
+		"state":                 types.StringPointerValue(s.State),
+		"message":               types.StringPointerValue(s.Message),
+		"tip":                   types.StringPointerValue(s.Tip),
+		"installed_version":     types.StringPointerValue(s.InstalledVersion),
+		"urls":                  types.ListValueMust(types.ObjectType{AttrTypes: urlAttrTypes}, urls),
+		"configuration_applied": applied,
+		"conditions":            types.ListValueMust(types.ObjectType{AttrTypes: conditionAttrTypes}, conds),
+	})
+}
+
+// attributes are the attributes of a condition other than its type.
+func (c Condition) attributes() map[string]attr.Value {
+	return map[string]attr.Value{
+		"status":              types.StringPointerValue(c.Status),
+		"reason":              types.StringPointerValue(c.Reason),
+		"message":             types.StringPointerValue(c.Message),
+		"observed_generation": types.Int64PointerValue(c.ObservedGeneration),
+	}
+}
