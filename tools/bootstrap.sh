@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Provides the test and demo toolchain (OpenTofu or Terraform, kube-apiserver,
-# etcd) in one folder, the cache bin folder, where tools/test.sh, tools/demo.sh,
+# etcd, and a Terraform that runs `terraform query`) in one folder, the cache bin folder, where tools/test.sh, tools/demo.sh,
 # tools/docs.sh, the local control plane and the scale benchmark look for them.
 #
 # For each tool, the first of these that fits is used:
-#   1. the binary named by DECKHOUSE_TOFU, DECKHOUSE_KUBE_APISERVER or
-#      DECKHOUSE_ETCD (a path, or a command name looked up on PATH; DECKHOUSE_TOFU
-#      may name terraform). It must fit: otherwise the bootstrap fails;
+#   1. the binary named by DECKHOUSE_TOFU, DECKHOUSE_KUBE_APISERVER,
+#      DECKHOUSE_ETCD or DECKHOUSE_TERRAFORM_QUERY (a path, or a command name
+#      looked up on PATH; DECKHOUSE_TOFU may name terraform). It must fit:
+#      otherwise the bootstrap fails;
 #   2. the pinned build already in the cache (pinned/<tool>-<version>);
 #   3. what the machine has, unless DECKHOUSE_TOOLS_REUSE=0:
 #        tofu:                `tofu`, then `terraform`, on PATH;
+#        terraform-query:     `terraform` on PATH;
 #        kube-apiserver/etcd: $KUBEBUILDER_ASSETS/<tool>, then setup-envtest's
 #                             default store, newest version first
 #                             (~/.local/share/kubebuilder-envtest/k8s/<version>-<os>-<arch>/,
@@ -33,24 +35,32 @@
 #     much newer kube-apiserver may drop flags envtest passes to it.
 #   - etcd: 3.5 up to the pinned minor (3.6): the versions Kubernetes 1.31-1.35
 #     run with (setup-envtest ships 3.5.x with most of them).
+#   - terraform-query: Terraform 1.x, at least 1.14, the first with `list`
+#     blocks and `terraform query` (OpenTofu has neither). Only the test of the
+#     list resource through a CLI uses it. Its build leaves out the remote-state
+#     backends (s3, gcs, azurerm, ...): they are modules of their own inside
+#     Terraform's repository, which the module proxy's zip of Terraform does
+#     not hold, and the tests use the local backend.
 #
-# Usage: tools/bootstrap.sh [tofu|kube-apiserver|etcd ...]   (default: all three)
+# Usage: tools/bootstrap.sh [tofu|kube-apiserver|etcd|terraform-query ...]   (default: the first three)
 # Env:   DECKHOUSE_TOOLS_CACHE (default ~/.cache/terraform-provider-deckhouse),
-#        DECKHOUSE_TOFU, DECKHOUSE_KUBE_APISERVER, DECKHOUSE_ETCD,
+#        DECKHOUSE_TOFU, DECKHOUSE_KUBE_APISERVER, DECKHOUSE_ETCD, DECKHOUSE_TERRAFORM_QUERY,
 #        DECKHOUSE_TOOLS_REUSE=0 (never reuse what the machine has),
 #        DECKHOUSE_BOOTSTRAP_DRY_RUN=1 (print the decisions, one line per tool:
 #        "<tool> explicit|cached|reuse <path>" or "<tool> build <version>";
 #        nothing is built, linked or written),
-#        TOFU_VERSION, KUBE_VERSION, ETCD_VERSION (the pins).
+#        TOFU_VERSION, KUBE_VERSION, ETCD_VERSION, TERRAFORM_QUERY_VERSION (the pins).
 # Prints the cache bin folder on the last line.
 set -euo pipefail
 
 TOFU_VERSION="${TOFU_VERSION:-v1.12.6}"
 KUBE_VERSION="${KUBE_VERSION:-v1.34.4}"
 ETCD_VERSION="${ETCD_VERSION:-v3.6.16}"
+TERRAFORM_QUERY_VERSION="${TERRAFORM_QUERY_VERSION:-v1.14.0}"
 
 # The versions that fit (see above), as major and minor bounds.
 TOFU_MIN_MINOR=12
+TERRAFORM_QUERY_MIN_MINOR=14
 KUBE_PINNED_MINOR=$(cut -d. -f2 <<<"$KUBE_VERSION")
 KUBE_MIN_MINOR=$((KUBE_PINNED_MINOR - 3))
 KUBE_MAX_MINOR=$((KUBE_PINNED_MINOR + 1))
@@ -73,6 +83,7 @@ pinned_version() { # pinned_version <tool>
     tofu) echo "$TOFU_VERSION" ;;
     kube-apiserver) echo "$KUBE_VERSION" ;;
     etcd) echo "$ETCD_VERSION" ;;
+    terraform-query) echo "$TERRAFORM_QUERY_VERSION" ;;
   esac
 }
 
@@ -88,6 +99,7 @@ version_line() {
     tofu) pattern='^(OpenTofu|Terraform) v[0-9]+\.[0-9]+\.[0-9]+' ;;
     kube-apiserver) pattern='^Kubernetes v[0-9]+\.[0-9]+\.[0-9]+' ;;
     etcd) pattern='^etcd Version: [0-9]+\.[0-9]+\.[0-9]+' ;;
+    terraform-query) pattern='^Terraform v[0-9]+\.[0-9]+\.[0-9]+' ;;
   esac
   out=$(TF_CLI_CONFIG_FILE='' CHECKPOINT_DISABLE=1 "$1" --version 2>/dev/null </dev/null) || true
   grep -E -m1 "$pattern" <<<"$out" || true
@@ -124,6 +136,9 @@ fits() {
     etcd)
       WHY="needs etcd 3.$ETCD_MIN_MINOR to 3.$ETCD_MAX_MINOR"
       [[ "$maj" -eq 3 && "$min" -ge "$ETCD_MIN_MINOR" && "$min" -le "$ETCD_MAX_MINOR" ]] ;;
+    terraform-query)
+      WHY="needs Terraform 1.x, at least 1.$TERRAFORM_QUERY_MIN_MINOR (list blocks and terraform query)"
+      [[ "$maj" -eq 1 && "$min" -ge "$TERRAFORM_QUERY_MIN_MINOR" ]] ;;
   esac
 }
 
@@ -177,6 +192,10 @@ candidates() {
           printf '%s\t%s\n' "$p" "on PATH"
         fi
       done ;;
+    terraform-query)
+      if p=$(command -v terraform); then
+        printf '%s\t%s\n' "$p" "on PATH"
+      fi ;;
     kube-apiserver | etcd)
       if [[ -n "${KUBEBUILDER_ASSETS:-}" ]]; then
         printf '%s\t%s\n' "$KUBEBUILDER_ASSETS/$1" "in KUBEBUILDER_ASSETS"
@@ -192,6 +211,7 @@ explicit_var() { # explicit_var <tool>: the name of the variable that names its 
     tofu) echo DECKHOUSE_TOFU ;;
     kube-apiserver) echo DECKHOUSE_KUBE_APISERVER ;;
     etcd) echo DECKHOUSE_ETCD ;;
+    terraform-query) echo DECKHOUSE_TERRAFORM_QUERY ;;
   esac
 }
 
@@ -277,6 +297,24 @@ build_tofu() { # build_tofu <out>
   (cd "$dir" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath \
       -ldflags "-s -w -X github.com/opentofu/opentofu/version.dev=no" \
       -o "$1" ./cmd/tofu)
+}
+
+build_terraform_query() { # build_terraform_query <out>
+  log "terraform-query $TERRAFORM_QUERY_VERSION: downloading module"
+  local dir w="$WORK/terraform"
+  dir=$(go mod download -json "github.com/hashicorp/terraform@$TERRAFORM_QUERY_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  rm -rf "$w"; mkdir -p "$w"
+  cp -R "$dir/." "$w"
+  chmod -R u+w "$w"
+  # The remote-state backends and internal/legacy are nested modules the
+  # proxy's zip leaves out: drop them from the backend registry and go.mod.
+  sed -i.orig -E '/backend(Azure|Consul|Cos|GCS|Kubernetes|OCI|OSS|Pg|S3)[[:space:]".(]/d' "$w/internal/backend/init/init.go"
+  sed -i.orig -E '/github\.com\/hashicorp\/terraform\/internal\/(backend\/remote-state|legacy)/d' "$w/go.mod"
+  log "terraform-query $TERRAFORM_QUERY_VERSION: building without the remote-state backends (several minutes cold)"
+  (cd "$w" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath \
+      -ldflags "-s -w -X github.com/hashicorp/terraform/version.dev=no" \
+      -o "$1" .)
+  rm -rf "$w"
 }
 
 build_etcd() { # build_etcd <out>
@@ -371,7 +409,7 @@ targets=("$@")
 [[ ${#targets[@]} -eq 0 ]] && targets=(etcd kube-apiserver tofu)
 for t in "${targets[@]}"; do
   case "$t" in
-    tofu | etcd | kube-apiserver) provide "$t" ;;
+    tofu | etcd | kube-apiserver | terraform-query) provide "$t" ;;
     *) echo "unknown tool: $t" >&2; exit 2 ;;
   esac
 done

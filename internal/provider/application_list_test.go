@@ -2,8 +2,11 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -109,5 +112,69 @@ func TestAccListResource_ListsApplicationsThroughTheProtocol(t *testing.T) {
 	}
 	if names, _ := query("", 2); len(names) != 2 {
 		t.Fatalf("limit 2: %v", names)
+	}
+}
+
+// terraformQueryPath is a Terraform that runs `terraform query` (1.14 or
+// later): DECKHOUSE_TEST_TERRAFORM_QUERY, else the toolchain's
+// terraform-query (tools/bootstrap.sh terraform-query); "" when neither is
+// there.
+func terraformQueryPath() string {
+	p := os.Getenv("DECKHOUSE_TEST_TERRAFORM_QUERY")
+	if p == "" && os.Getenv("DECKHOUSE_TOOLS_BIN") != "" {
+		p = filepath.Join(os.Getenv("DECKHOUSE_TOOLS_BIN"), "terraform-query")
+	}
+	if fi, err := os.Stat(p); p == "" || err != nil || fi.IsDir() {
+		return ""
+	}
+	return p
+}
+
+// TestAccListResource_QueryGeneratesConfigAndImportBlocksThroughTerraform
+// runs `terraform query -generate-config-out` on a `list
+// "deckhouse_application"` block, as a team onboarding the Applications of
+// a namespace would: it writes one resource block and one import block per
+// Application of that package (no other namespace's, no settings value),
+// and a plan of the generated configuration imports them all and creates
+// nothing.
+func TestAccListResource_QueryGeneratesConfigAndImportBlocksThroughTerraform(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("needs Terraform 1.14 and the local control plane (TF_ACC=1)")
+	}
+	tf := terraformQueryPath()
+	if tf == "" {
+		t.Skip("no Terraform 1.14 or later: tools/bootstrap.sh terraform-query builds one, or set DECKHOUSE_TEST_TERRAFORM_QUERY")
+	}
+	t.Parallel()
+	e := newAppEnv(t)
+	second := e.inNamespace("b")
+	const marker = "listed-settings-value.example.com"
+	e.seedApplication("web", e.pkg, map[string]any{"domain": marker})
+	e.seedApplication("api", e.pkg, nil)
+	second.seedApplication("db", e.pkg, nil)
+
+	c := newTofuCLI(t, false)
+	c.tofu = tf
+	c.write(e.providerBlock())
+	query := fmt.Sprintf("list \"deckhouse_application\" \"team\" {\n  provider = deckhouse\n  config {\n    namespace    = %q\n    package_name = %q\n  }\n}\n", e.namespace, e.pkg)
+	if err := os.WriteFile(filepath.Join(c.dir, "onboard.tfquery.hcl"), []byte(query), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := c.must("query", "-no-color", "-generate-config-out=generated.tf")
+	for _, want := range []string{e.namespace + "/web", e.namespace + "/api"} {
+		if !outputHas(res, want) {
+			t.Fatalf("terraform query does not list %s:\n%s", want, res.Output())
+		}
+	}
+	generated := c.file("generated.tf")
+	if strings.Count(generated, "resource \"deckhouse_application\"") != 2 || strings.Count(generated, "import {") != 2 {
+		t.Fatalf("generated configuration: want 2 resource and 2 import blocks:\n%s", generated)
+	}
+	if strings.Contains(generated, second.namespace) || strings.Contains(generated, marker) || strings.Contains(res.Output(), marker) {
+		t.Fatalf("the query listed another namespace or printed a settings value:\n%s\n%s", res.Output(), generated)
+	}
+	res = c.must("plan")
+	if !outputHas(res, "2 to import, 0 to add") {
+		t.Fatalf("plan of the generated configuration does not import both:\n%s", res.Output())
 	}
 }
