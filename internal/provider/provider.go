@@ -184,18 +184,7 @@ func (p *DeckhouseProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 					"Can be set with `" + envRequestTimeout + "`.",
 				Validators: []validator.String{positiveDuration{}},
 			},
-			"import_settings": schema.StringAttribute{
-				Optional: true,
-				Description: "What the state holds of the settings of an imported `deckhouse_application` (an `import` block, " +
-					"`terraform import`, or a `moved` block from `kubernetes_manifest`) until this provider first writes it. `\"" +
-					providerdata.ImportSettingsOmit + "\"` (default): nothing, since any value of `spec.settings` may be a " +
-					"secret; the first plan shows the configuration's `settings` as an update, and its apply takes ownership of " +
-					"them. `\"" + providerdata.ImportSettingsRead + "\"`: `spec.settings` as it is in the cluster, stored and shown " +
-					"like any `settings`, so a configuration equal to the cluster's plans no change. Use it only for Applications " +
-					"whose settings hold no secret (a value you will set with `sensitive_settings` would be stored and shown " +
-					"until the first apply). Can be set with `" + envImportSettings + "`.",
-				Validators: []validator.String{stringvalidator.OneOf(providerdata.ImportSettingsOmit, providerdata.ImportSettingsRead)},
-			},
+			"import_settings": importSettingsAttribute(),
 		},
 		Blocks: map[string]schema.Block{
 			"exec": schema.ListNestedBlock{
@@ -340,5 +329,21 @@ func (p *DeckhouseProvider) Functions(_ context.Context) []func() function.Funct
 	return []func() function.Function{
 		functions.NewEffectiveSettings,
 		functions.NewValidateSettings,
+	}
+}
+
+// importSettingsAttribute is the provider's import_settings argument.
+func importSettingsAttribute() schema.StringAttribute {
+	return schema.StringAttribute{
+		Optional: true,
+		Description: "What the state holds of the settings of an imported `deckhouse_application` (an `import` block, " +
+			"`terraform import`, or a `moved` block from `kubernetes_manifest`) until this provider first writes it. `\"" +
+			providerdata.ImportSettingsOmit + "\"` (default): nothing, since any value of `spec.settings` may be a " +
+			"secret; the first plan shows the configuration's `settings` as an update, and its apply takes ownership of " +
+			"them. `\"" + providerdata.ImportSettingsRead + "\"`: `spec.settings` as it is in the cluster, stored and shown " +
+			"like any `settings`, so a configuration equal to the cluster's plans no change. Use it only for Applications " +
+			"whose settings hold no secret (a value you will set with `sensitive_settings` would be stored and shown " +
+			"until the first apply). Can be set with `" + envImportSettings + "`.",
+		Validators: []validator.String{stringvalidator.OneOf(providerdata.ImportSettingsOmit, providerdata.ImportSettingsRead)},
 	}
 }
