@@ -136,7 +136,8 @@ func terraformQueryPath() string {
 // a namespace would: it writes one resource block and one import block per
 // Application of that package (no other namespace's, no settings value),
 // and a plan of the generated configuration imports them all and creates
-// nothing.
+// nothing. With import_settings = "read" the blocks hold the cluster's
+// settings and the plan imports them without a change.
 func TestAccListResource_QueryGeneratesConfigAndImportBlocksThroughTerraform(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("needs Terraform 1.14 and the local control plane (TF_ACC=1)")
@@ -173,8 +174,24 @@ func TestAccListResource_QueryGeneratesConfigAndImportBlocksThroughTerraform(t *
 	if strings.Contains(generated, second.namespace) || strings.Contains(generated, marker) || strings.Contains(res.Output(), marker) {
 		t.Fatalf("the query listed another namespace or printed a settings value:\n%s\n%s", res.Output(), generated)
 	}
+	t.Logf("generated configuration:\n%s", generated)
 	res = c.must("plan")
 	if !outputHas(res, "2 to import, 0 to add") {
 		t.Fatalf("plan of the generated configuration does not import both:\n%s", res.Output())
+	}
+
+	// With import_settings = "read" the generated blocks hold the settings
+	// as they are in the cluster, and their plan imports without a change.
+	if err := os.Remove(filepath.Join(c.dir, "generated.tf")); err != nil {
+		t.Fatal(err)
+	}
+	c.write(strings.Replace(e.providerBlock(), "config_path", "import_settings = \"read\"\n  config_path", 1))
+	c.must("query", "-no-color", "-generate-config-out=generated.tf")
+	if generated := c.file("generated.tf"); !strings.Contains(generated, marker) {
+		t.Fatalf("import_settings = \"read\": the generated configuration does not hold the settings:\n%s", generated)
+	}
+	res = c.must("plan")
+	if !outputHas(res, "2 to import, 0 to add, 0 to change") {
+		t.Fatalf("import_settings = \"read\": plan of the generated configuration is not import only:\n%s", res.Output())
 	}
 }

@@ -54,7 +54,8 @@ func (l *ListResource) ListResourceConfigSchema(_ context.Context, _ list.ListRe
 		MarkdownDescription: "Lists existing Applications, to import them: `terraform query -generate-config-out=generated.tf` " +
 			"writes a `deckhouse_application` block and an `import` block for each. Needs the `list` verb on " +
 			"`applications.deckhouse.io` in the namespace, or cluster-wide without `namespace`. Settings are not listed " +
-			"(any value may be a secret): write them into the generated blocks.",
+			"(any value may be a secret; write them into the generated blocks) unless the provider's `import_settings` " +
+			"is `\"read\"`, which lists them as they are in the cluster.",
 		Attributes: map[string]listschema.Attribute{
 			"namespace": listschema.StringAttribute{
 				Optional:            true,
@@ -137,7 +138,10 @@ func (r *Resource) listResult(ctx context.Context, req list.ListRequest, obj *un
 	settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
 	secrets := newRedactor(settings)
 	res.Diagnostics.Append(r.fromObject(ctx, &m, obj, nil, r.fieldManager(&m), secrets.Redact)...)
-	m.Settings, m.LastAppliedSettings, m.EffectiveSettings = types.DynamicNull(), types.DynamicNull(), types.DynamicNull()
+	if r.data == nil || !r.data.ImportSettingsRead {
+		// As after an import: any value may be a secret.
+		m.Settings, m.LastAppliedSettings, m.EffectiveSettings = types.DynamicNull(), types.DynamicNull(), types.DynamicNull()
+	}
 	res.Diagnostics.Append(res.Resource.Set(ctx, &m)...)
 	return res
 }
