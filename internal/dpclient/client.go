@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/util/flowcontrol"
 )
 
 // DefaultReadTimeout bounds each read request at plan and refresh.
@@ -52,6 +53,8 @@ type Client struct {
 	creates *applicationReads // existence checks of creates
 	outage  *outage           // the verdict on the API server
 	claims  *claims           // the namespace/names this process creates
+	hub     *watchHub         // the shared watches of the waits
+	raw     rest.Interface    // for the DELETE whose answer says whether the object is gone; nil when built from interfaces
 }
 
 // New builds a client from a REST configuration without contacting the API
@@ -67,7 +70,16 @@ func New(cfg *rest.Config, opts Options) (*Client, error) {
 	o := newOutage(cfg.Host, opts.ReadTimeout)
 	cfg = rest.CopyConfig(cfg)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &guard{next: rt, outage: o} })
-	dyn, err := dynamic.NewForConfig(cfg)
+	dynCfg := rest.CopyConfig(cfg)
+	if dynCfg.RateLimiter == nil && dynCfg.QPS > 0 {
+		// The DELETEs of the raw client share the dynamic client's rate.
+		dynCfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(dynCfg.QPS, dynCfg.Burst)
+	}
+	dyn, err := dynamic.NewForConfig(dynCfg)
+	if err != nil {
+		return nil, fmt.Errorf("building the Kubernetes client: %w", err)
+	}
+	raw, err := rest.UnversionedRESTClientFor(dynamic.ConfigFor(dynCfg))
 	if err != nil {
 		return nil, fmt.Errorf("building the Kubernetes client: %w", err)
 	}
@@ -82,6 +94,7 @@ func New(cfg *rest.Config, opts Options) (*Client, error) {
 	c := NewForInterfaces(dyn, md, opts)
 	c.cfg = rest.CopyConfig(cfg)
 	c.outage = o
+	c.raw = raw
 	c.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
 	return c, nil
 }
@@ -93,9 +106,11 @@ func NewForInterfaces(dyn dynamic.Interface, md metadata.Interface, opts Options
 	if opts.ReadTimeout <= 0 {
 		opts.ReadTimeout = DefaultReadTimeout
 	}
-	return &Client{dyn: dyn, meta: md, opts: opts, entries: map[string]any{}, reads: map[string]int{},
+	c := &Client{dyn: dyn, meta: md, opts: opts, entries: map[string]any{}, reads: map[string]int{},
 		apps: newApplicationReads(appSource{dyn: dyn}, opts.ReadTimeout), creates: newApplicationReads(appSource{dyn: dyn, meta: md}, opts.ReadTimeout),
 		outage: newOutage("", opts.ReadTimeout), claims: newClaims()}
+	c.hub = newWatchHub(c)
+	return c
 }
 
 // Unreachable returns the client's verdict on the API server: nil while it
