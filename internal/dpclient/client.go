@@ -24,10 +24,11 @@ const DefaultReadTimeout = 60 * time.Second
 
 // Options of a Client.
 type Options struct {
-	// ReadTimeout bounds every request on its own: each read (GET, LIST)
-	// and each attempt of a write. Watches are not bounded by it: they end
-	// with the operation's deadline. A request that runs it out with no
-	// answer trips the client's verdict (UnreachableError). Zero means
+	// ReadTimeout bounds every request on its own: each read (GET, LIST),
+	// each attempt of a write, and each watch request of the shared watches
+	// (which are opened again from where they were: a wait ends with the
+	// operation's deadline). A request that runs it out with no answer trips
+	// the client's verdict (UnreachableError). Zero means
 	// DefaultReadTimeout.
 	ReadTimeout time.Duration
 	// Log receives one line per notable event of a long operation (a
