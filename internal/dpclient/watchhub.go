@@ -47,17 +47,26 @@ import (
 // the client's verdict as a held read does.
 const hubLinger = 5 * time.Second
 
+// hubGather is how long a new watch waits before its request, so that the
+// waits of writes answered together (an apply or a destroy runs several at
+// once) start it from the oldest of their writes and need no read of their
+// own.
+const hubGather = 50 * time.Millisecond
+
 // hubBackoff is the schedule of re-watches after an error or an empty stream.
 var hubBackoff = Backoff{Initial: 200 * time.Millisecond, Max: 5 * time.Second}
 
 // watchHub holds the shared watches of one Client.
 type watchHub struct {
-	c  *Client
-	mu sync.Mutex
-	ns map[string]*nsWatch
+	c      *Client
+	gather time.Duration // hubGather
+	mu     sync.Mutex
+	ns     map[string]*nsWatch
 }
 
-func newWatchHub(c *Client) *watchHub { return &watchHub{c: c, ns: map[string]*nsWatch{}} }
+func newWatchHub(c *Client) *watchHub {
+	return &watchHub{c: c, gather: hubGather, ns: map[string]*nsWatch{}}
+}
 
 // nsWatch is the watch of one namespace. Its fields are guarded by the hub's
 // mutex.
@@ -257,6 +266,9 @@ func newer(a, b string) bool {
 func (nw *nsWatch) run(ctx context.Context) {
 	c := nw.hub.c
 	b := hubBackoff
+	if sleep(ctx, nw.hub.gather) != nil {
+		return
+	}
 	for ctx.Err() == nil {
 		progress, err := nw.stream(ctx)
 		if errors.Is(err, errGone) {
