@@ -112,7 +112,7 @@ func (ev hubEvent) hasError() bool { return ev.err != nil || ev.note != nil }
 type waiter struct {
 	ns, name string
 	rv       string // the waiter's write: events at or before it are not news
-	seen     string // the newest version the waiter took (its goroutine only)
+	seen     string // the newest version the waiter took (guarded by mu)
 	nw       *nsWatch
 
 	mu     sync.Mutex
@@ -207,48 +207,58 @@ func (w *waiter) push(ev hubEvent) {
 
 // next returns the waiter's next event, reading the object first when the
 // watch did not see every event since the waiter's write. It fails only when
-// ctx ends (with the context's error) or the resync read fails.
+// ctx ends (with the context's error) or the read fails.
 func (w *waiter) next(ctx context.Context, c *Client) (hubEvent, error) {
-	w.mu.Lock()
-	resync := w.resync
-	w.resync = false
-	w.mu.Unlock()
-	if resync {
-		client := c.dyn.Resource(dpapi.ApplicationGVR).Namespace(w.ns)
-		u, err := c.getWithRetry(ctx, client, w.name)
-		switch {
-		case apierrors.IsNotFound(err):
-			return hubEvent{deleted: true}, nil
-		case err != nil:
-			return hubEvent{}, err
-		}
-		w.seen = u.GetResourceVersion()
-		return hubEvent{obj: u, rv: w.seen}, nil
-	}
 	for {
 		w.mu.Lock()
-		for len(w.queue) > 0 {
-			ev := w.queue[0]
-			w.queue = w.queue[1:]
-			if ev.hasError() {
-				w.mu.Unlock()
-				return ev, nil
-			}
-			if newer(ev.rv, w.seen) || ev.rv == "" {
-				if ev.rv != "" {
-					w.seen = ev.rv
-				}
-				w.mu.Unlock()
-				return ev, nil
-			}
+		if w.resync {
+			w.resync = false
+			w.mu.Unlock()
+			return w.read(ctx, c)
 		}
+		ev, ok := w.popLocked()
 		w.mu.Unlock()
+		if ok {
+			return ev, nil
+		}
 		select {
 		case <-ctx.Done():
 			return hubEvent{}, ctx.Err()
 		case <-w.notify:
 		}
 	}
+}
+
+// popLocked takes the next event that is news to the waiter; the caller
+// holds w.mu.
+func (w *waiter) popLocked() (hubEvent, bool) {
+	for len(w.queue) > 0 {
+		ev := w.queue[0]
+		w.queue = w.queue[1:]
+		switch {
+		case ev.hasError(), ev.rv == "":
+			return ev, true
+		case newer(ev.rv, w.seen):
+			w.seen = ev.rv
+			return ev, true
+		}
+	}
+	return hubEvent{}, false
+}
+
+// read GETs the waiter's object.
+func (w *waiter) read(ctx context.Context, c *Client) (hubEvent, error) {
+	u, err := c.getWithRetry(ctx, c.dyn.Resource(dpapi.ApplicationGVR).Namespace(w.ns), w.name)
+	switch {
+	case apierrors.IsNotFound(err):
+		return hubEvent{deleted: true}, nil
+	case err != nil:
+		return hubEvent{}, err
+	}
+	w.mu.Lock()
+	w.seen = u.GetResourceVersion()
+	w.mu.Unlock()
+	return hubEvent{obj: u, rv: u.GetResourceVersion()}, nil
 }
 
 // newer reports whether resourceVersion a is after b. Versions that are not
@@ -456,6 +466,10 @@ func (nw *nsWatch) relist(ctx context.Context) error {
 			nw.resume(list)
 			return nil
 		}
+		if listRefused(err) {
+			nw.readAll()
+			return nil
+		}
 		if !r.again(err) || ctx.Err() != nil {
 			return err
 		}
@@ -463,6 +477,30 @@ func (nw *nsWatch) relist(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// readAll is the answer to an expired resourceVersion when the server
+// refuses the LIST (RBAC without list): every waiter reads its own object,
+// and the watch starts again at the most recent version, whose first events
+// are every object of the namespace as it then is (what a waiter's read came
+// too early to see). Waiters that join it read their object too.
+func (nw *nsWatch) readAll() {
+	nw.hub.mu.Lock()
+	defer nw.hub.mu.Unlock()
+	for _, ws := range nw.byName {
+		for w := range ws {
+			w.mu.Lock()
+			w.resync = true
+			w.mu.Unlock()
+			select {
+			case w.notify <- struct{}{}:
+			default:
+			}
+		}
+	}
+	clear(nw.latest)
+	clear(nw.pruned)
+	nw.from, nw.at = "", ""
 }
 
 // resume hands the waiters their objects of list and restarts the stream

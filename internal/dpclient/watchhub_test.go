@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -165,16 +166,28 @@ func TestSharedWait_OneWaitsDeadlineDoesNotEndAnothers(t *testing.T) {
 // still ends the wait.
 func TestSharedWait_FaultMidWaitLosesNoEvent(t *testing.T) {
 	tests := []struct {
-		name    string
-		compact bool
-		lists   int
+		name       string
+		compact    bool
+		forbidList bool // RBAC without list
+		lists      int
+		gets       int
 	}{
-		{"a cut stream resumes from the last event", false, 0},
-		{"410 Gone lists the namespace once and resumes", true, 1},
+		{"a cut stream resumes from the last event", false, false, 0, 0},
+		{"410 Gone lists the namespace once and resumes", true, false, 1, 0},
+		{"410 Gone without list reads the waited object and resumes", true, true, 1, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeAPI(t)
+			if tt.forbidList {
+				f.hook = func(w http.ResponseWriter, r *http.Request) bool {
+					if r.Method != http.MethodGet || r.URL.Query().Get("watch") == "true" || strings.Count(r.URL.Path, "/") != 6 {
+						return false
+					}
+					status(w, http.StatusForbidden, "Forbidden", "list is forbidden")
+					return true
+				}
+			}
 			c := f.client(t, 5*time.Second)
 			obj := f.put("ns", "a", map[string]any{"generation": int64(1)})
 			ws := startWaits(t, context.Background(), c, obj)
@@ -187,8 +200,8 @@ func TestSharedWait_FaultMidWaitLosesNoEvent(t *testing.T) {
 			if n := f.count("WATCH"); n < 2 || n > 2+tt.lists {
 				t.Errorf("%d watch requests, want 2 to %d", n, 2+tt.lists)
 			}
-			if n := f.count("GET /apis/deckhouse.io/v1alpha1/namespaces/ns/applications"); n != tt.lists {
-				t.Errorf("%d lists, want %d", n, tt.lists)
+			if n := f.count("GET /apis/deckhouse.io/v1alpha1/namespaces/ns/applications"); n != tt.lists+tt.gets {
+				t.Errorf("%d lists and reads, want %d and %d", n, tt.lists, tt.gets)
 			}
 		})
 	}
