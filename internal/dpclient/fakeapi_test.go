@@ -249,6 +249,7 @@ func (f *fakeAPI) cutWatches(compact bool) {
 // cutWatches.
 func (f *fakeAPI) watch(w http.ResponseWriter, r *http.Request, ns string) {
 	from, _ := strconv.Atoi(r.URL.Query().Get("resourceVersion"))
+	only := strings.TrimPrefix(r.URL.Query().Get("fieldSelector"), "metadata.name=")
 	var end <-chan time.Time
 	if s, err := strconv.Atoi(r.URL.Query().Get("timeoutSeconds")); err == nil {
 		end = time.After(time.Duration(s) * time.Second)
@@ -270,7 +271,7 @@ func (f *fakeAPI) watch(w http.ResponseWriter, r *http.Request, ns string) {
 		f.mu.Lock()
 		var batch []fakeEvent
 		for _, ev := range f.events {
-			if ev.rv > from && ev.ns == ns {
+			if ev.rv > from && ev.ns == ns && (only == "" || ev.obj["metadata"].(map[string]any)["name"] == only) {
 				batch = append(batch, ev)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
@@ -39,9 +40,13 @@ import (
 // bookmark, at once after progress, else after a capped exponential backoff.
 // An expired resourceVersion (410) lists the namespace once, gives each
 // waiter its object (or its deletion), and watches from the list. Transient
-// errors are handed to the waiters as their last error; any other error (the
-// client's verdict on the API server, a refused watch) ends every wait of the
-// namespace with it. Each waiter's own context bounds only its wait: a
+// errors are handed to the waiters as their last error. A LIST the server
+// refuses (RBAC without list) leaves each waiter to read its own object, and
+// the watch starts again at the most recent version. A namespace's watch the
+// server refuses (403: RBAC that names the Applications it allows) moves its
+// waiters to watches of their own names. Any other error (the client's
+// verdict on the API server, a refused watch of a name) ends every wait of
+// the watch with it. Each waiter's own context bounds only its wait: a
 // waiter that leaves never ends another's. Each watch request is bounded by
 // the request timeout, so an API server that does not answer the watch trips
 // the client's verdict as a held read does.
@@ -61,11 +66,15 @@ type watchHub struct {
 	c      *Client
 	gather time.Duration // hubGather
 	mu     sync.Mutex
-	ns     map[string]*nsWatch
+	ns     map[string]*nsWatch // by key: the namespace, or namespace/name
+	// byName holds the namespaces whose watch the server refused (RBAC
+	// that names the Applications it allows): their waits watch their own
+	// Application, by a field selector on its name.
+	byName map[string]bool
 }
 
 func newWatchHub(c *Client) *watchHub {
-	return &watchHub{c: c, gather: hubGather, ns: map[string]*nsWatch{}}
+	return &watchHub{c: c, gather: hubGather, ns: map[string]*nsWatch{}, byName: map[string]bool{}}
 }
 
 // nsWatch is the watch of one namespace. Its fields are guarded by the hub's
@@ -73,6 +82,8 @@ func newWatchHub(c *Client) *watchHub {
 type nsWatch struct {
 	hub    *watchHub
 	ns     string
+	key    string // in hub.ns
+	only   string // the one name watched (a field selector), or "" for all
 	byName map[string]map[*waiter]struct{}
 	count  int
 	// latest is the last event of each name since from, kept for hubLinger
@@ -94,6 +105,7 @@ type nsWatch struct {
 type hubEvent struct {
 	obj     *unstructured.Unstructured // the object's new version; nil when deleted
 	deleted bool
+	rejoin  bool // the namespace's watch was refused: join a watch of the name
 	rv      string
 	err     error // the watch failed for good
 	note    error // a transient error the watch retries
@@ -106,7 +118,7 @@ type keptEvent struct {
 }
 
 // hasError reports whether ev tells of the watch's trouble, not of an object.
-func (ev hubEvent) hasError() bool { return ev.err != nil || ev.note != nil }
+func (ev hubEvent) hasError() bool { return ev.err != nil || ev.note != nil || ev.rejoin }
 
 // waiter is one wait on one Application.
 type waiter struct {
@@ -126,11 +138,37 @@ func (h *watchHub) join(ns, name, rv string) *waiter {
 	w := &waiter{ns: ns, name: name, rv: rv, seen: rv, notify: make(chan struct{}, 1)}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	nw := h.ns[ns]
+	h.attach(w)
+	return w
+}
+
+// rejoin moves w from a namespace's watch the server refused to a watch of
+// its own name, from the last version it took.
+func (h *watchHub) rejoin(w *waiter) {
+	w.mu.Lock()
+	seen := w.seen
+	w.mu.Unlock()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.detach(w)
+	w.rv = seen
+	h.attach(w)
+}
+
+// attach registers w on the watch of its namespace (or name), starting it
+// when there is none. The caller holds the hub's mutex.
+func (h *watchHub) attach(w *waiter) {
+	ns, name, rv := w.ns, w.name, w.rv
+	key, only := ns, ""
+	if h.byName[ns] {
+		key, only = ns+"/"+name, name
+	}
+	nw := h.ns[key]
 	if nw == nil {
 		ctx, cancel := context.WithCancel(context.Background())
-		nw = &nsWatch{hub: h, ns: ns, byName: map[string]map[*waiter]struct{}{}, latest: map[string]keptEvent{}, pruned: map[string]string{}, from: rv, cancel: cancel}
-		h.ns[ns] = nw
+		nw = &nsWatch{hub: h, ns: ns, key: key, only: only, byName: map[string]map[*waiter]struct{}{}, latest: map[string]keptEvent{},
+			pruned: map[string]string{}, from: rv, cancel: cancel}
+		h.ns[key] = nw
 		go nw.run(ctx)
 	}
 	if nw.idle != nil {
@@ -155,7 +193,6 @@ func (h *watchHub) join(ns, name, rv string) *waiter {
 	} else if p, ok := nw.pruned[name]; ok && newer(p, rv) {
 		w.resync = true
 	}
-	return w
 }
 
 // leave ends a wait; the namespace's watch ends hubLinger after its last
@@ -163,6 +200,11 @@ func (h *watchHub) join(ns, name, rv string) *waiter {
 func (h *watchHub) leave(w *waiter) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.detach(w)
+}
+
+// detach removes w from its watch. The caller holds the hub's mutex.
+func (h *watchHub) detach(w *waiter) {
 	nw := w.nw
 	if _, ok := nw.byName[w.name][w]; !ok {
 		return
@@ -173,13 +215,13 @@ func (h *watchHub) leave(w *waiter) {
 		nw.prune(w.name)
 	}
 	nw.count--
-	if nw.count > 0 || h.ns[nw.ns] != nw {
+	if nw.count > 0 || h.ns[nw.key] != nw {
 		return
 	}
 	nw.idle = time.AfterFunc(hubLinger, func() {
 		h.mu.Lock()
 		defer h.mu.Unlock()
-		if nw.count == 0 && h.ns[nw.ns] == nw {
+		if nw.count == 0 && h.ns[nw.key] == nw {
 			h.retire(nw)
 		}
 	})
@@ -188,8 +230,8 @@ func (h *watchHub) leave(w *waiter) {
 // retire stops a namespace's watch; the next waiter starts a new one. The
 // caller holds the hub's mutex.
 func (h *watchHub) retire(nw *nsWatch) {
-	if h.ns[nw.ns] == nw {
-		delete(h.ns, nw.ns)
+	if h.ns[nw.key] == nw {
+		delete(h.ns, nw.key)
 	}
 	nw.cancel()
 }
@@ -218,6 +260,10 @@ func (w *waiter) next(ctx context.Context, c *Client) (hubEvent, error) {
 		}
 		ev, ok := w.popLocked()
 		w.mu.Unlock()
+		if ok && ev.rejoin {
+			c.hub.rejoin(w)
+			continue
+		}
 		if ok {
 			return ev, nil
 		}
@@ -337,6 +383,9 @@ func (nw *nsWatch) stream(ctx context.Context) (bool, error) {
 	rv := nw.start()
 	timeout := c.opts.ReadTimeout
 	opts := metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true}
+	if nw.only != "" {
+		opts.FieldSelector = fields.OneTermEqualSelector("metadata.name", nw.only).String()
+	}
 	if s := int64(timeout/time.Second) - 1; s >= 1 {
 		opts.TimeoutSeconds = &s // the server ends the stream before the client does
 	}
@@ -445,7 +494,14 @@ func (nw *nsWatch) broadcastLocked(ev hubEvent) {
 func (nw *nsWatch) fail(err error) {
 	nw.hub.mu.Lock()
 	defer nw.hub.mu.Unlock()
-	nw.broadcastLocked(hubEvent{err: err})
+	if nw.only == "" && apierrors.IsForbidden(err) {
+		// RBAC that allows the watch of named Applications only (a Role
+		// with resourceNames): each wait watches its own name.
+		nw.hub.byName[nw.ns] = true
+		nw.broadcastLocked(hubEvent{rejoin: true})
+	} else {
+		nw.broadcastLocked(hubEvent{err: err})
+	}
 	nw.hub.retire(nw)
 }
 

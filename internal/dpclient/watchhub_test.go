@@ -334,6 +334,32 @@ func TestSharedWait_DeleteSendsOnlyTheDeleteAndSharesTheWatch(t *testing.T) {
 	}
 }
 
+// RBAC that allows the watch of named Applications only (a Role with
+// resourceNames) refuses the namespace's watch: each wait watches its own
+// name instead, and still sees DP's verdict.
+func TestSharedWait_RefusedNamespaceWatchFallsBackToAWatchPerName(t *testing.T) {
+	f := newFakeAPI(t)
+	f.hook = func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Query().Get("watch") == "true" && r.URL.Query().Get("fieldSelector") == "" {
+			status(w, http.StatusForbidden, "Forbidden", "watch is forbidden")
+			return true
+		}
+		return false
+	}
+	c := f.client(t, 5*time.Second)
+	c.hub.gather = time.Second // both waits join the namespace's watch before its request
+	objs := []*unstructured.Unstructured{
+		f.put("ns", "a", map[string]any{"generation": int64(1)}),
+		f.put("ns", "b", map[string]any{"generation": int64(1)}),
+	}
+	ws := startWaits(t, context.Background(), c, objs...)
+	eventually(t, "each wait watches its name", func() bool { return f.count("WATCH") == 3 })
+	for _, o := range objs {
+		f.setStatus(o.GetNamespace(), o.GetName(), applied(1))
+	}
+	ws.done(t)
+}
+
 // A server that accepts the watch and never answers it trips the client's
 // verdict after one request timeout, and every wait of every namespace ends
 // with it.
