@@ -18,20 +18,33 @@ import (
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 )
 
-// The waits of one Client share one watch of Applications per namespace: the
-// first waiter of a namespace starts it from the resourceVersion its own
+// hubLinger is how long a watch outlives its last waiter: the next write of
+// the same apply or destroy usually comes within it, and finds the watch
+// running.
+const hubLinger = 5 * time.Second
+
+// hubGather is how long a new watch waits before its request, so that the
+// waits of writes answered together (an apply or a destroy runs several at
+// once) start it from the oldest of their writes and need no read of their
+// own.
+const hubGather = 50 * time.Millisecond
+
+// hubBackoff is the schedule of re-watches after an error or an empty stream.
+var hubBackoff = Backoff{Initial: 200 * time.Millisecond, Max: 5 * time.Second}
+
+// watchHub holds the shared watches of one Client. Its waits share one
+// watch of Applications per namespace: the first waiter of a namespace starts it from the resourceVersion its own
 // write returned, every event goes to the waiters of its object's name, and
-// the watch ends hubLinger after the last waiter left (the next write of the
-// same apply or destroy usually comes within it, and finds the watch
-// running).
+// the watch ends hubLinger after the last waiter left.
 //
 // Ordering. Every event the watch delivers is newer than the resourceVersion
 // it started from (from), in the order etcd wrote them. A waiter gets only
 // the events newer than its own write. One that joins after the watch has
 // passed its write finds what it missed in latest (the last event of every
-// name since from). One whose write is older than from (it joined a running
-// watch later than a waiter of a newer write started it) reads its object
-// once (resync) and takes the watch's events from there. resourceVersions
+// name since from, kept for hubLinger). One whose write is older than from
+// (it joined a running watch later than a waiter of a newer write started
+// it), or than an event of its name no longer kept, reads its object once
+// (resync) and takes the watch's events from there. resourceVersions
 // are compared as the numbers etcd gives them (kube-apiserver's watch cache
 // compares them the same way); one that is not a number is taken for newer,
 // and the generation check of VerdictOf keeps an older status from counting.
@@ -50,18 +63,6 @@ import (
 // waiter that leaves never ends another's. Each watch request is bounded by
 // the request timeout, so an API server that does not answer the watch trips
 // the client's verdict as a held read does.
-const hubLinger = 5 * time.Second
-
-// hubGather is how long a new watch waits before its request, so that the
-// waits of writes answered together (an apply or a destroy runs several at
-// once) start it from the oldest of their writes and need no read of their
-// own.
-const hubGather = 50 * time.Millisecond
-
-// hubBackoff is the schedule of re-watches after an error or an empty stream.
-var hubBackoff = Backoff{Initial: 200 * time.Millisecond, Max: 5 * time.Second}
-
-// watchHub holds the shared watches of one Client.
 type watchHub struct {
 	c      *Client
 	gather time.Duration // hubGather
