@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/util/flowcontrol"
 )
 
 // DefaultReadTimeout bounds each read request at plan and refresh.
@@ -23,10 +24,11 @@ const DefaultReadTimeout = 60 * time.Second
 
 // Options of a Client.
 type Options struct {
-	// ReadTimeout bounds every request on its own: each read (GET, LIST)
-	// and each attempt of a write. Watches are not bounded by it: they end
-	// with the operation's deadline. A request that runs it out with no
-	// answer trips the client's verdict (UnreachableError). Zero means
+	// ReadTimeout bounds every request on its own: each read (GET, LIST),
+	// each attempt of a write, and each watch request of the shared watches
+	// (which are opened again from where they were: a wait ends with the
+	// operation's deadline). A request that runs it out with no answer trips
+	// the client's verdict (UnreachableError). Zero means
 	// DefaultReadTimeout.
 	ReadTimeout time.Duration
 	// Log receives one line per notable event of a long operation (a
@@ -52,6 +54,8 @@ type Client struct {
 	creates *applicationReads // existence checks of creates
 	outage  *outage           // the verdict on the API server
 	claims  *claims           // the namespace/names this process creates
+	hub     *watchHub         // the shared watches of the waits
+	raw     rest.Interface    // for the DELETE whose answer says whether the object is gone; nil when built from interfaces
 }
 
 // New builds a client from a REST configuration without contacting the API
@@ -67,7 +71,16 @@ func New(cfg *rest.Config, opts Options) (*Client, error) {
 	o := newOutage(cfg.Host, opts.ReadTimeout)
 	cfg = rest.CopyConfig(cfg)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &guard{next: rt, outage: o} })
-	dyn, err := dynamic.NewForConfig(cfg)
+	dynCfg := rest.CopyConfig(cfg)
+	if dynCfg.RateLimiter == nil && dynCfg.QPS > 0 {
+		// The DELETEs of the raw client share the dynamic client's rate.
+		dynCfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(dynCfg.QPS, dynCfg.Burst)
+	}
+	dyn, err := dynamic.NewForConfig(dynCfg)
+	if err != nil {
+		return nil, fmt.Errorf("building the Kubernetes client: %w", err)
+	}
+	raw, err := rest.UnversionedRESTClientFor(dynamic.ConfigFor(dynCfg))
 	if err != nil {
 		return nil, fmt.Errorf("building the Kubernetes client: %w", err)
 	}
@@ -82,6 +95,7 @@ func New(cfg *rest.Config, opts Options) (*Client, error) {
 	c := NewForInterfaces(dyn, md, opts)
 	c.cfg = rest.CopyConfig(cfg)
 	c.outage = o
+	c.raw = raw
 	c.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
 	return c, nil
 }
@@ -93,9 +107,11 @@ func NewForInterfaces(dyn dynamic.Interface, md metadata.Interface, opts Options
 	if opts.ReadTimeout <= 0 {
 		opts.ReadTimeout = DefaultReadTimeout
 	}
-	return &Client{dyn: dyn, meta: md, opts: opts, entries: map[string]any{}, reads: map[string]int{},
+	c := &Client{dyn: dyn, meta: md, opts: opts, entries: map[string]any{}, reads: map[string]int{},
 		apps: newApplicationReads(appSource{dyn: dyn}, opts.ReadTimeout), creates: newApplicationReads(appSource{dyn: dyn, meta: md}, opts.ReadTimeout),
 		outage: newOutage("", opts.ReadTimeout), claims: newClaims()}
+	c.hub = newWatchHub(c)
+	return c
 }
 
 // Unreachable returns the client's verdict on the API server: nil while it

@@ -27,6 +27,15 @@
 // or answered 500, 502, 503 or 504; a refused connection, a name that does
 // not resolve, a failed TLS handshake and the verdict never sent anything.
 //
+// # Waits
+//
+// The waits of a Client (DP's verdict after a write, the end of a deletion
+// its finalizers hold) share one watch of Applications per namespace
+// (watchhub.go), started from the resourceVersion the waiter's own write
+// returned: a wait sends no request of its own, and an apply or a destroy of
+// N Applications costs one watch per namespace, not N. The DELETE's answer
+// says whether the Application is gone or which version the finalizers hold.
+//
 // It imports nothing from Terraform: the framework adapter in
 // internal/provider turns its results and errors into diagnostics.
 package dpclient

@@ -5,17 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"sort"
 	"strings"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
@@ -185,171 +181,72 @@ func orDash(s string) string {
 type WaitOptions struct {
 	// Condition to wait for: ConfigurationApplied (default) or Ready.
 	Condition string
-	// Backoff between re-watches after an error or a stream that ended with
-	// no event; the zero value is 200ms doubling to 5s.
-	Backoff Backoff
 	// Redact is applied to every DP text the wait logs or returns (the
 	// caller's secrets out of DP's messages). Nil keeps texts as they are.
 	Redact func(string) string
 }
 
-// Wait watches the Application obj (written by this provider: its
-// resourceVersion is where the watch starts) until DP's verdict on its
-// generation, and returns the last object seen. Only the verdict, the
-// deletion of the Application, a refusal of the watch (RBAC, the API gone)
-// or the context's deadline end it: cut streams, ERROR events and server
-// errors are retried with a capped exponential backoff, and an expired
-// resourceVersion is read again. Each change of a condition or of
-// status.summary.state is logged.
+// Wait waits for DP's verdict on the generation of the Application obj
+// (written by this provider: its resourceVersion is where the wait starts)
+// and returns the last object seen. The waits of a Client share one watch
+// per namespace (see watchHub). Only the verdict, the deletion of the
+// Application, a refusal of the watch (RBAC, the API gone, the client's
+// verdict on the API server) or the context's deadline end it: cut streams,
+// ERROR events and server errors are retried with a capped exponential
+// backoff, and an expired resourceVersion is listed again. Each change of a
+// condition or of status.summary.state is logged.
 func (c *Client) Wait(ctx context.Context, obj *unstructured.Unstructured, opts WaitOptions) (*unstructured.Unstructured, error) {
 	if opts.Condition == "" {
 		opts.Condition = ConditionConfigurationApplied
 	}
-	if opts.Backoff.Initial == 0 {
-		opts.Backoff = Backoff{Initial: 200 * time.Millisecond, Max: 5 * time.Second}
-	}
 	if opts.Redact == nil {
 		opts.Redact = func(s string) string { return s }
 	}
-	client := c.dyn.Resource(dpapi.ApplicationGVR).Namespace(obj.GetNamespace())
-	last := obj
-	progress := c.progress(ctx, obj, opts.Redact)
 	if v := VerdictOf(obj, opts.Condition); v.Done || v.Failed {
 		return obj, verdictErr(opts.Condition, v, obj)
 	}
-	rv := obj.GetResourceVersion()
+	progress := c.progress(ctx, obj, opts.Redact)
+	w := c.hub.join(obj.GetNamespace(), obj.GetName(), obj.GetResourceVersion())
+	defer c.hub.leave(w)
+	last := obj
 	var lastErr error
-	end := func(err error) (*unstructured.Unstructured, error) {
-		if ctx.Err() != nil || rateLimited(err) {
-			// The rate limiter refuses to wait past the deadline: a timeout.
-			werr := &WaitError{Condition: opts.Condition, Timeout: rateLimited(err) || errors.Is(ctx.Err(), context.DeadlineExceeded), Summary: StatusSummary(last)}
-			if lastErr != nil {
-				werr.Err = fmt.Errorf("last error: %w", lastErr)
-			} else if !werr.Timeout {
-				werr.Err = ctx.Err()
-			}
-			return last, werr
-		}
-		return last, err
-	}
 	for {
-		if ctx.Err() != nil {
-			return end(nil)
-		}
-		events, err := c.watchOnce(ctx, client, obj.GetName(), &rv, func(u *unstructured.Unstructured) (bool, error) {
-			last = u
-			progress(u)
-			v := VerdictOf(u, opts.Condition)
-			if v.Done || v.Failed {
-				return true, verdictErr(opts.Condition, v, u)
-			}
-			return false, nil
-		})
-		var (
-			werr *WaitError
-			terr *transientError
-		)
+		ev, err := w.next(ctx, c)
 		switch {
-		case err == nil && events < 0: // verdict reached
-			return last, nil
-		case errors.As(err, &werr):
-			return last, err
-		case errors.Is(err, errGone):
-			// The resourceVersion expired: read the object again.
-			u, gerr := c.getWithRetry(ctx, client, obj.GetName())
-			if gerr != nil {
-				if apierrors.IsNotFound(gerr) {
-					return last, &WaitError{Condition: opts.Condition, Deleted: true, Summary: StatusSummary(last)}
-				}
-				return end(gerr)
-			}
-			last, rv = u, u.GetResourceVersion()
-			progress(u)
-			if v := VerdictOf(u, opts.Condition); v.Done || v.Failed {
-				return u, verdictErr(opts.Condition, v, u)
-			}
-			// Watch again after the backoff: a server that answers every
-			// watch with 410 is not asked again at once.
-			err, events = nil, 0
-		case rateLimited(err):
-			return end(err)
-		case err != nil && !Transient(err) && !errors.As(err, &terr) && ctx.Err() == nil:
-			return last, fmt.Errorf("watching Application %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
+		case ctx.Err() != nil || rateLimited(err):
+			// The rate limiter refuses to wait past the deadline: a timeout.
+			return last, c.waitEnded(ctx, opts.Condition, last, lastErr, rateLimited(err))
+		case err == nil && ev.err == nil && ev.note != nil:
+			lastErr = ev.note
+			continue
+		case err == nil && ev.err != nil:
+			err = ev.err
+		case err == nil && ev.deleted:
+			return last, &WaitError{Condition: opts.Condition, Deleted: true, Summary: StatusSummary(last)}
 		}
 		if err != nil {
-			lastErr = err
-			c.log(ctx, "watch of the Application interrupted; retrying", map[string]any{
-				"namespace": obj.GetNamespace(), "name": obj.GetName(), "error": err.Error()})
+			return last, fmt.Errorf("watching Application %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
 		}
-		if events > 0 {
-			opts.Backoff.Reset()
-			continue
-		}
-		if sleep(ctx, opts.Backoff.Next()) != nil {
-			return end(nil)
+		last = ev.obj
+		progress(ev.obj)
+		if v := VerdictOf(ev.obj, opts.Condition); v.Done || v.Failed {
+			return ev.obj, verdictErr(opts.Condition, v, ev.obj)
 		}
 	}
+}
+
+// waitEnded is the error of a wait whose context ended.
+func (c *Client) waitEnded(ctx context.Context, cond string, last *unstructured.Unstructured, lastErr error, limited bool) error {
+	werr := &WaitError{Condition: cond, Timeout: limited || errors.Is(ctx.Err(), context.DeadlineExceeded), Summary: StatusSummary(last)}
+	if lastErr != nil {
+		werr.Err = fmt.Errorf("last error: %w", lastErr)
+	} else if !werr.Timeout {
+		werr.Err = ctx.Err()
+	}
+	return werr
 }
 
 var errGone = errors.New("resourceVersion expired")
-
-// watchOnce runs one watch from *rv, calling seen for every version of the
-// object, and returns the number of events (-1 once seen reports done).
-func (c *Client) watchOnce(ctx context.Context, client dynamic.ResourceInterface, name string, rv *string,
-	seen func(*unstructured.Unstructured) (bool, error)) (int, error) {
-	w, err := client.Watch(ctx, metav1.ListOptions{
-		FieldSelector:       fields.OneTermEqualSelector("metadata.name", name).String(),
-		ResourceVersion:     *rv,
-		AllowWatchBookmarks: true,
-	})
-	if err != nil {
-		return 0, c.outage.shareVerdict(err)
-	}
-	defer w.Stop()
-	events := 0
-	for {
-		select {
-		case <-ctx.Done():
-			return events, nil
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				return events, nil
-			}
-			switch ev.Type {
-			case watch.Added, watch.Modified:
-				u, ok := ev.Object.(*unstructured.Unstructured)
-				if !ok {
-					continue
-				}
-				events++
-				*rv = u.GetResourceVersion()
-				done, err := seen(u)
-				if done {
-					if err != nil {
-						return events, err
-					}
-					return -1, nil
-				}
-			case watch.Bookmark:
-				if u, ok := ev.Object.(*unstructured.Unstructured); ok {
-					*rv = u.GetResourceVersion()
-				}
-				events++
-			case watch.Deleted:
-				return events, &WaitError{Deleted: true}
-			case watch.Error:
-				err := apierrors.FromObject(ev.Object)
-				var se apierrors.APIStatus
-				if errors.As(err, &se) && (se.Status().Code == http.StatusGone || apierrors.IsResourceExpired(err) || apierrors.IsGone(err)) {
-					return events, errGone
-				}
-				// An ERROR event of a watch that was accepted is the
-				// server's or a proxy's trouble: it is retried.
-				return events, &transientError{fmt.Errorf("watch error event: %w", err)}
-			}
-		}
-	}
-}
 
 // transientError marks an error the wait retries.
 type transientError struct{ err error }

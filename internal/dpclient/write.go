@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8stypes "k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 )
@@ -301,21 +300,28 @@ func managers(u *unstructured.Unstructured) []string {
 // Delete deletes the Application with a UID precondition (a newer object of
 // the same name is never deleted), retrying transient errors, and, when wait
 // is set, waits until it is gone. A missing Application is not an error.
+// The DELETE's answer says whether the Application is gone already (no
+// finalizers) or which version of it the finalizers hold, where the wait
+// starts on the namespace's shared watch: the wait sends no request of its
+// own.
 func (c *Client) Delete(ctx context.Context, namespace, name, uid string, wait bool) error {
-	client := c.dyn.Resource(dpapi.ApplicationGVR).Namespace(namespace)
 	defer c.wrote(namespace, name)
 	c.claims.drop(namespace, name)
-	opts := metav1.DeleteOptions{}
+	opts := metav1.DeleteOptions{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "DeleteOptions"}}
 	if uid != "" {
 		u := k8stypes.UID(uid)
 		opts.Preconditions = &metav1.Preconditions{UID: &u}
 	}
-	_, err := c.retryWrite(ctx, func(ctx context.Context) (*unstructured.Unstructured, error) {
-		err := client.Delete(ctx, name, opts)
+	body, err := json.Marshal(opts)
+	if err != nil {
+		return fmt.Errorf("encoding the delete options: %w", err)
+	}
+	held, err := c.retryWrite(ctx, func(ctx context.Context) (*unstructured.Unstructured, error) {
+		u, err := c.deleteOnce(ctx, namespace, name, opts, body)
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
-		return nil, err
+		return u, err
 	})
 	if apierrors.IsConflict(err) && uid != "" {
 		// The UID differs: the Application this state knew is gone and
@@ -332,52 +338,76 @@ func (c *Client) Delete(ctx context.Context, namespace, name, uid string, wait b
 	if !wait {
 		return nil
 	}
-	return c.waitGone(ctx, client, name, uid)
+	if c.raw == nil {
+		// A client built from interfaces does not see the DELETE's answer:
+		// read the Application.
+		if held, err = c.getWithRetry(ctx, c.dyn.Resource(dpapi.ApplicationGVR).Namespace(namespace), name); apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("waiting for the Application to disappear: %w", err)
+		}
+	}
+	if held == nil || (uid != "" && string(held.GetUID()) != uid) {
+		return nil
+	}
+	return c.waitGone(ctx, held, uid)
 }
 
-// waitGone waits until the Application (of that UID, when given) no longer
-// exists, retrying transient errors until ctx ends.
-func (c *Client) waitGone(ctx context.Context, client dynamic.ResourceInterface, name, uid string) error {
-	b := Backoff{Initial: 200 * time.Millisecond, Max: 5 * time.Second}
-	var last *unstructured.Unstructured
+// deleteOnce sends one DELETE. It returns the Application when finalizers
+// hold it, nil when it is gone.
+func (c *Client) deleteOnce(ctx context.Context, namespace, name string, opts metav1.DeleteOptions, body []byte) (*unstructured.Unstructured, error) {
+	if c.raw == nil {
+		return nil, c.dyn.Resource(dpapi.ApplicationGVR).Namespace(namespace).Delete(ctx, name, opts)
+	}
+	gvr := dpapi.ApplicationGVR
+	raw, err := c.raw.Delete().AbsPath("/apis", gvr.Group, gvr.Version, "namespaces", namespace, gvr.Resource, name).
+		SetHeader("Content-Type", "application/json").Body(body).Do(ctx).Raw()
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(raw); err != nil {
+		// An answer this client cannot read: read the Application.
+		return c.getWithRetry(ctx, c.dyn.Resource(gvr).Namespace(namespace), name)
+	}
+	if u.GetKind() == "Status" || len(u.GetFinalizers()) == 0 {
+		// A success Status (or an object without finalizers) answers a
+		// deletion that is done.
+		return nil, nil
+	}
+	return u, nil
+}
+
+// waitGone waits until the Application held (by finalizers, as the DELETE
+// or a read returned it) no longer exists: a deletion on the namespace's
+// shared watch, an object of another UID under its name, or its absence
+// from a list after an expired resourceVersion.
+func (c *Client) waitGone(ctx context.Context, held *unstructured.Unstructured, uid string) error {
+	w := c.hub.join(held.GetNamespace(), held.GetName(), held.GetResourceVersion())
+	defer c.hub.leave(w)
+	last := held
 	var lastErr error
 	for {
-		u, err := c.getWithRetry(ctx, client, name)
+		ev, err := w.next(ctx, c)
 		switch {
-		case apierrors.IsNotFound(err):
-			return nil
-		case err == nil && uid != "" && string(u.GetUID()) != uid:
-			return nil
-		case err == nil:
-			last = u
-			rv := u.GetResourceVersion()
-			events, werr := c.watchOnce(ctx, client, name, &rv, func(u *unstructured.Unstructured) (bool, error) {
-				last = u
-				return false, nil
-			})
-			var wait *WaitError
-			if errors.As(werr, &wait) && wait.Deleted {
-				return nil
-			}
-			if werr != nil {
-				lastErr = werr
-			}
-			if events > 0 {
-				b.Reset()
-				continue
-			}
-		default:
-			lastErr = err
-		}
-		if ctx.Err() != nil || sleep(ctx, b.Next()) != nil {
-			msg := "timed out waiting for the Application to disappear (finalizers still pending?)"
-			if last != nil {
-				msg += ". Last status: " + StatusSummary(last)
-			}
+		case ctx.Err() != nil:
+			msg := "timed out waiting for the Application to disappear (finalizers still pending?). Last status: " + StatusSummary(last)
 			if lastErr != nil {
 				msg += ". Last error: " + lastErr.Error()
 			}
 			return errors.New(msg)
+		case err == nil && ev.note != nil:
+			lastErr = ev.note
+		case err == nil && ev.err != nil:
+			err = ev.err
+		case err == nil && (ev.deleted || (uid != "" && string(ev.obj.GetUID()) != uid)):
+			return nil
+		case err == nil:
+			last = ev.obj
+		}
+		if err != nil {
+			return fmt.Errorf("waiting for the Application %s/%s to disappear: %w", held.GetNamespace(), held.GetName(), err)
 		}
 	}
 }

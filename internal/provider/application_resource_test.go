@@ -106,15 +106,25 @@ func (e *appEnv) get(name string) (*unstructured.Unstructured, error) {
 	return e.cp.Dynamic().Resource(dpapi.ApplicationGVR).Namespace(e.namespace).Get(context.Background(), name, metav1.GetOptions{})
 }
 
+// checkDestroyed fails when the Application is still there after the
+// destroy. One the destroy deleted (a deletionTimestamp) whose finalizer DP
+// has not removed yet, as a destroy with wait = false leaves it, is given
+// time to go.
 func (e *appEnv) checkDestroyed(*terraform.State) error {
-	_, err := e.get("app")
-	if apierrors.IsNotFound(err) {
-		return nil
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		obj, err := e.get("app")
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if obj.GetDeletionTimestamp() == nil || time.Now().After(deadline) {
+			return fmt.Errorf("Application %s/app still exists after destroy", e.namespace)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
-	if err != nil {
-		return err
-	}
-	return fmt.Errorf("Application %s/app still exists after destroy", e.namespace)
 }
 
 const appAddr = "deckhouse_application.test"

@@ -75,6 +75,17 @@ func (f *fakeDP) settingsSchema() map[string]any {
 const appsPrefix = "/apis/deckhouse.io/v1alpha1/namespaces/demo/applications"
 
 func (f *fakeDP) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Query().Get("watch") == "true" {
+		// No change comes: the watch stays open until the client leaves.
+		f.mu.Lock()
+		f.requests = append(f.requests, r.Method+" "+r.URL.RequestURI())
+		f.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		return
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.requests = append(f.requests, r.Method+" "+r.URL.RequestURI())
@@ -126,9 +137,15 @@ func (f *fakeDP) serveApp(w http.ResponseWriter, r *http.Request, name string) {
 		}
 		f.notFound(w)
 	case http.MethodDelete:
-		if !f.keepOnDelete {
-			delete(f.apps, name)
+		if a, ok := f.apps[name]; ok && f.keepOnDelete {
+			// A finalizer holds it: the answer is the object.
+			meta := a["metadata"].(map[string]any)
+			meta["finalizers"] = []any{"packages.deckhouse.io/application"}
+			meta["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+			f.reply(w, 200, a)
+			return
 		}
+		delete(f.apps, name)
 		f.reply(w, 200, map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Success"})
 	case http.MethodPatch:
 		body, _ := io.ReadAll(r.Body)
