@@ -178,8 +178,8 @@ func (p *DeckhouseProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 			},
 			"request_timeout": schema.StringAttribute{
 				Optional: true,
-				Description: "The deadline of each request to the API server (each read, each attempt of a write; watches " +
-					"are not bounded by it), as a duration such as `\"30s\"` or `\"2m\"`. Default `\"60s\"`. A request that " +
+				Description: "The deadline of each request to the API server (each read, each attempt of a write, each watch " +
+					"request; the waits of an apply are bounded by the resource's timeouts), as a duration such as `\"30s\"` or `\"2m\"`. Default `\"60s\"`. A request that " +
 					"gets no answer by its deadline ends every request of the run that would follow (see the provider page). " +
 					"Can be set with `" + envRequestTimeout + "`.",
 				Validators: []validator.String{positiveDuration{}},
