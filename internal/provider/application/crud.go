@@ -164,8 +164,8 @@ func (r *Resource) refresh(ctx context.Context, state *applicationModel, priv pr
 		return out, diags
 	}
 	if err != nil {
-		addReadError(&diags, fmt.Sprintf("Cannot read Application %s/%s", state.Namespace.ValueString(), state.Name.ValueString()), err.Error(), err,
-			"It keeps its prior state in this run.")
+		addReadError(&diags, readFailure{summary: fmt.Sprintf("Cannot read Application %s/%s", state.Namespace.ValueString(), state.Name.ValueString()),
+			detail: err.Error(), err: err, kept: "It keeps its prior state in this run."})
 		return out, diags
 	}
 	out.uid, out.rv = string(obj.GetUID()), obj.GetResourceVersion()

@@ -134,7 +134,7 @@ func (r *Resource) planChecks(ctx context.Context, in planRequest, sensitive any
 	// 3. Unknown inputs.
 	notChecked := func(summary, detail string, cause error) {
 		if r.checksRequired() {
-			addReadError(&out.diags, summary, detail+` plan_checks = "required" makes this an error.`, cause, "The settings were not checked.")
+			addReadError(&out.diags, readFailure{summary: summary, detail: detail, err: cause, errorNote: requiredNote, kept: notCheckedKept})
 			return
 		}
 		out.diags.AddWarning(summary, detail+" The settings are checked at apply, and effective_settings is known after apply.")

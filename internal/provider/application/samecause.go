@@ -16,26 +16,46 @@ import (
 // snippet, for minutes.
 const sameCauseSummary = "Not read: the API server cannot be reached (the error of this run says why)"
 
-// addReadError reports err, a failed read from the cluster whose caller keeps
-// its prior result (a refresh keeps the prior state, a plan defers its
-// checks): as an error, unless an error of this provider process already
-// reports the same verdict on the API server (dpclient.ReportedBefore), in
-// which case it is a warning under sameCauseSummary that says what was kept.
-// The run still fails, on that one error.
+// requiredNote ends an error that plan_checks = "required" makes of a check
+// the plan could not make; notCheckedKept ends the warning that replaces it
+// once the run's error reports the cause.
+const (
+	requiredNote   = `plan_checks = "required" makes this an error.`
+	notCheckedKept = "The settings were not checked; the run fails on the error."
+)
+
+// readFailure is a failed read from the cluster whose caller keeps its
+// prior result (a refresh keeps the prior state, a plan defers its checks).
+type readFailure struct {
+	summary, detail string
+	err             error
+	errorNote       string // added to the error only ("plan_checks = ... makes this an error.")
+	kept            string // added to the warning only: what the caller kept
+}
+
+// addReadError reports f: as an error, unless an error of this provider
+// process already reports the same verdict on the API server
+// (dpclient.ReportedBefore), in which case it is a warning under
+// sameCauseSummary that says what was kept. The run still fails, on that
+// one error.
 //
 // The error that reports the verdict gives it in full (the server, the
 // deadline, the first failure, what to check), even when this read was one
 // the verdict held back.
-func addReadError(diags *diag.Diagnostics, summary, detail string, err error, kept string) {
-	if dpclient.ReportedBefore(err) {
-		diags.AddWarning(sameCauseSummary, summary+": "+sentence(detail)+" "+kept)
+func addReadError(diags *diag.Diagnostics, f readFailure) {
+	if dpclient.ReportedBefore(f.err) {
+		diags.AddWarning(sameCauseSummary, f.summary+": "+sentence(f.detail)+" "+f.kept)
 		return
 	}
+	detail := f.detail
 	var verdict *dpclient.UnreachableError
-	if errors.As(err, &verdict) {
+	if errors.As(f.err, &verdict) {
 		detail = sentence(verdict.Error())
 	}
-	diags.AddError(summary, detail)
+	if f.errorNote != "" {
+		detail = sentence(detail) + " " + f.errorNote
+	}
+	diags.AddError(f.summary, detail)
 }
 
 // sentence ends s with a period.

@@ -27,7 +27,7 @@ func TestAddReadError_OneErrorPerVerdictThenWarningsOfOneSummary(t *testing.T) {
 	}
 	for _, s := range steps {
 		var diags diag.Diagnostics
-		addReadError(&diags, "Cannot read Application ns/a", s.err.Error(), s.err, "It keeps its prior state in this run.")
+		addReadError(&diags, readFailure{summary: "Cannot read Application ns/a", detail: s.err.Error(), err: s.err, kept: "It keeps its prior state in this run."})
 		if len(diags) != 1 {
 			t.Fatalf("%s: %d diagnostics, want 1", s.name, len(diags))
 		}
@@ -41,5 +41,28 @@ func TestAddReadError_OneErrorPerVerdictThenWarningsOfOneSummary(t *testing.T) {
 		if !s.wantError && (!strings.Contains(d.Detail(), "ns/a") || !strings.Contains(d.Detail(), "prior state")) {
 			t.Errorf("%s: the warning does not name the Application and what it kept: %q", s.name, d.Detail())
 		}
+	}
+}
+
+func TestAddReadError_TheRequiredNoteGoesOnTheErrorOnly(t *testing.T) {
+	verdict := &dpclient.UnreachableError{Server: "https://api", Request: "GET applications", Waited: time.Minute, Err: context.DeadlineExceeded}
+	f := readFailure{summary: "Settings not checked at plan: cluster unavailable", detail: "Cannot read the package version.",
+		errorNote: requiredNote, kept: notCheckedKept}
+	var diags diag.Diagnostics
+	f.err = errors.New("forbidden")
+	addReadError(&diags, f)
+	f.err = &dpclient.NotSentError{Verdict: verdict}
+	addReadError(&diags, f) // the run's error: the verdict in full, and the note
+	addReadError(&diags, f) // the same cause again: a warning without the note
+	if len(diags) != 3 || diags[0].Severity() != diag.SeverityError || diags[1].Severity() != diag.SeverityError || diags[2].Severity() != diag.SeverityWarning {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	for i, d := range diags[:2] {
+		if !strings.HasSuffix(d.Detail(), requiredNote) {
+			t.Errorf("error %d does not end with the note: %q", i, d.Detail())
+		}
+	}
+	if strings.Contains(diags[2].Detail(), "makes this an error") || !strings.Contains(diags[2].Detail(), notCheckedKept) {
+		t.Errorf("warning: %q", diags[2].Detail())
 	}
 }

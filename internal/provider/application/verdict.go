@@ -139,8 +139,8 @@ func (r *Resource) checkAtPlan(ctx context.Context, cl *dpclient.Client, in chec
 		unreadable: func(out *checkOutput, summary, detail string, cause error) {
 			out.deferred = true
 			if in.required {
-				addReadError(&out.diags, "Settings not checked at plan: "+summary, detail+` plan_checks = "required" makes this an error.`, cause,
-					"The settings were not checked.")
+				addReadError(&out.diags, readFailure{summary: "Settings not checked at plan: " + summary, detail: detail, err: cause,
+					errorNote: requiredNote, kept: notCheckedKept})
 				return
 			}
 			out.diags.AddWarning(summary, detail+" The settings are checked at apply, and effective_settings is known after apply.")
