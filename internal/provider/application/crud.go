@@ -79,6 +79,11 @@ func (r *Resource) fieldManager(m *applicationModel) string {
 	return providerdata.DefaultFieldManager
 }
 
+// readsImportedSettings reports whether the provider's import_settings is
+// "read": the state of an Application imported and not yet written holds its
+// spec.settings.
+func (r *Resource) readsImportedSettings() bool { return r.data != nil && r.data.ImportSettingsRead }
+
 func (r *Resource) forceConflicts(m *applicationModel) bool {
 	if m != nil && !m.ForceConflicts.IsNull() && !m.ForceConflicts.IsUnknown() {
 		return m.ForceConflicts.ValueBool()
@@ -183,7 +188,7 @@ func (r *Resource) refresh(ctx context.Context, state *applicationModel, priv pr
 		settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
 		secrets := newRedactor(settings)
 		diags.Append(r.fromObject(ctx, state, obj, nil, r.fieldManager(state), secrets.Redact)...)
-		if r.data == nil || !r.data.ImportSettingsRead {
+		if !r.readsImportedSettings() {
 			state.Settings, state.LastAppliedSettings, state.EffectiveSettings = types.DynamicNull(), types.DynamicNull(), types.DynamicNull()
 		}
 		return out, diags

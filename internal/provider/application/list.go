@@ -138,7 +138,7 @@ func (r *Resource) listResult(ctx context.Context, req list.ListRequest, obj *un
 	settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
 	secrets := newRedactor(settings)
 	res.Diagnostics.Append(r.fromObject(ctx, &m, obj, nil, r.fieldManager(&m), secrets.Redact)...)
-	if r.data == nil || !r.data.ImportSettingsRead {
+	if !r.readsImportedSettings() {
 		// As after an import: any value may be a secret.
 		m.Settings, m.LastAppliedSettings, m.EffectiveSettings = types.DynamicNull(), types.DynamicNull(), types.DynamicNull()
 	}

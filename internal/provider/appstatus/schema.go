@@ -1,8 +1,10 @@
 package appstatus
 
 import (
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 // Descriptions shared by the resource and the data source, so the same
@@ -70,15 +72,12 @@ const (
 // ResourceAttribute is the status attribute of the resource's schema.
 func ResourceAttribute() rschema.SingleNestedAttribute {
 	leaves := func(ls map[string]leaf) map[string]rschema.Attribute {
-		out := make(map[string]rschema.Attribute, len(ls))
-		for name, l := range ls {
-			if l.isInt {
-				out[name] = rschema.Int64Attribute{Computed: true, MarkdownDescription: l.desc}
-			} else {
-				out[name] = rschema.StringAttribute{Computed: true, MarkdownDescription: l.desc}
-			}
-		}
-		return out
+		return leavesOf(ls, func(d string) rschema.Attribute {
+			return rschema.StringAttribute{Computed: true, MarkdownDescription: d}
+		},
+			func(d string) rschema.Attribute {
+				return rschema.Int64Attribute{Computed: true, MarkdownDescription: d}
+			})
 	}
 	attrs := leaves(summaryLeaves)
 	attrs["urls"] = rschema.ListNestedAttribute{Computed: true, MarkdownDescription: urlsDescription,
@@ -93,15 +92,12 @@ func ResourceAttribute() rschema.SingleNestedAttribute {
 // DataSourceAttribute is the status attribute of the data source's schema.
 func DataSourceAttribute() dschema.SingleNestedAttribute {
 	leaves := func(ls map[string]leaf) map[string]dschema.Attribute {
-		out := make(map[string]dschema.Attribute, len(ls))
-		for name, l := range ls {
-			if l.isInt {
-				out[name] = dschema.Int64Attribute{Computed: true, MarkdownDescription: l.desc}
-			} else {
-				out[name] = dschema.StringAttribute{Computed: true, MarkdownDescription: l.desc}
-			}
-		}
-		return out
+		return leavesOf(ls, func(d string) dschema.Attribute {
+			return dschema.StringAttribute{Computed: true, MarkdownDescription: d}
+		},
+			func(d string) dschema.Attribute {
+				return dschema.Int64Attribute{Computed: true, MarkdownDescription: d}
+			})
 	}
 	attrs := leaves(summaryLeaves)
 	attrs["urls"] = dschema.ListNestedAttribute{Computed: true, MarkdownDescription: urlsDescription,
@@ -111,4 +107,23 @@ func DataSourceAttribute() dschema.SingleNestedAttribute {
 	attrs["conditions"] = dschema.ListNestedAttribute{Computed: true, MarkdownDescription: conditionsDescription,
 		NestedObject: dschema.NestedAttributeObject{Attributes: leaves(conditionLeaves)}}
 	return dschema.SingleNestedAttribute{Computed: true, MarkdownDescription: statusDescription, Attributes: attrs}
+}
+
+// leavesOf maps each leaf to a schema attribute (resource or data source)
+// made by str or integer.
+func leavesOf[A any](ls map[string]leaf, str, integer func(desc string) A) map[string]A {
+	out := make(map[string]A, len(ls))
+	for name, l := range ls {
+		if l.isInt {
+			out[name] = integer(l.desc)
+		} else {
+			out[name] = str(l.desc)
+		}
+	}
+	return out
+}
+
+// attrTypes is the object type of leaves ls.
+func attrTypes(ls map[string]leaf) map[string]attr.Type {
+	return leavesOf(ls, func(string) attr.Type { return types.StringType }, func(string) attr.Type { return types.Int64Type })
 }

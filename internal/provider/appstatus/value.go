@@ -5,35 +5,20 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
+// The object types of the status attribute and its parts, from the leaves
+// the schemas are made of.
 var (
-	// appliedAttrTypes is the object type of status.configuration_applied.
-	appliedAttrTypes = map[string]attr.Type{
-		"status":              types.StringType,
-		"reason":              types.StringType,
-		"message":             types.StringType,
-		"observed_generation": types.Int64Type,
-	}
-	conditionAttrTypes = map[string]attr.Type{
-		"type":                types.StringType,
-		"status":              types.StringType,
-		"reason":              types.StringType,
-		"message":             types.StringType,
-		"observed_generation": types.Int64Type,
-	}
-	urlAttrTypes = map[string]attr.Type{
-		"url":         types.StringType,
-		"description": types.StringType,
-	}
+	appliedAttrTypes   = attrTypes(appliedLeaves)
+	conditionAttrTypes = attrTypes(conditionLeaves)
+	urlAttrTypes       = attrTypes(urlLeaves)
 	// AttrTypes is the object type of the status attribute.
-	AttrTypes = map[string]attr.Type{
-		"state":                 types.StringType,
-		"message":               types.StringType,
-		"tip":                   types.StringType,
-		"installed_version":     types.StringType,
-		"urls":                  types.ListType{ElemType: types.ObjectType{AttrTypes: urlAttrTypes}},
-		"configuration_applied": types.ObjectType{AttrTypes: appliedAttrTypes},
-		"conditions":            types.ListType{ElemType: types.ObjectType{AttrTypes: conditionAttrTypes}},
-	}
+	AttrTypes = func() map[string]attr.Type {
+		t := attrTypes(summaryLeaves)
+		t["urls"] = types.ListType{ElemType: types.ObjectType{AttrTypes: urlAttrTypes}}
+		t["configuration_applied"] = types.ObjectType{AttrTypes: appliedAttrTypes}
+		t["conditions"] = types.ListType{ElemType: types.ObjectType{AttrTypes: conditionAttrTypes}}
+		return t
+	}()
 )
 
 // Null is the null status attribute.
