@@ -98,7 +98,7 @@ func (r *Resource) forceConflicts(m *applicationModel) bool {
 // warning, so a later destroy never deletes the newcomer.
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state applicationModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(getModel(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -123,7 +123,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	// resp.State starts as the prior state: encoding an unchanged model again
 	// is the costliest part of a refresh, so only a changed one is set.
 	if !sameModel(&prior, &state) {
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		resp.Diagnostics.Append(setModel(ctx, &resp.State, &state)...)
 	}
 	if next := ref.private(priv); !next.equal(priv) {
 		resp.Diagnostics.Append(next.write(ctx, resp.Private)...)
@@ -354,7 +354,7 @@ func ownedMetadataKeys(obj *unstructured.Unstructured, manager string) map[strin
 
 func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state applicationModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(getModel(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

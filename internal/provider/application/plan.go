@@ -57,7 +57,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if out.replace {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("settings"))
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, in.plan)...)
+	resp.Diagnostics.Append(setModel(ctx, &resp.Plan, in.plan)...)
 }
 
 // planRequest is a plan's input decoded from the framework's request.
@@ -78,10 +78,10 @@ type planResult struct {
 func decodePlanRequest(ctx context.Context, req resource.ModifyPlanRequest) (planRequest, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	in := planRequest{plan: &applicationModel{}}
-	diags.Append(req.Plan.Get(ctx, in.plan)...)
+	diags.Append(getModel(ctx, req.Plan, in.plan)...)
 	if !req.State.Raw.IsNull() {
 		in.prior = &applicationModel{}
-		diags.Append(req.State.Get(ctx, in.prior)...)
+		diags.Append(getModel(ctx, req.State, in.prior)...)
 	}
 	diags.Append(req.Config.GetAttribute(ctx, path.Root("package_repository_name"), &in.configRepo)...)
 	diags.Append(req.Config.GetAttribute(ctx, path.Root("sensitive_settings"), &in.sensitive)...)

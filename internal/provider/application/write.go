@@ -28,7 +28,7 @@ import (
 // that the next apply would delete and install again.
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan applicationModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(getModel(ctx, req.Plan, &plan)...)
 	var sensitive types.Dynamic
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("sensitive_settings"), &sensitive)...)
 	if resp.Diagnostics.HasError() {
@@ -45,8 +45,8 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 // ApplyPending makes the next plan show an update until DP has applied it.
 func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state applicationModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(getModel(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(getModel(ctx, req.State, &state)...)
 	var sensitive types.Dynamic
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("sensitive_settings"), &sensitive)...)
 	if resp.Diagnostics.HasError() {
@@ -56,7 +56,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if !priv.ApplyPending && !specChanged(&plan, &state) && !writesMetadata(&plan, &state) {
 		// Only provider-side arguments (wait, timeouts, modes) changed.
 		copyComputed(&plan, &state)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		resp.Diagnostics.Append(setModel(ctx, &resp.State, &plan)...)
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, plan.timeout(ctx, "update", defaultUpdateTimeout))
@@ -85,7 +85,7 @@ func (w *writeOutcome) record(ctx context.Context, plan *applicationModel, state
 	if !w.recorded {
 		return diags
 	}
-	diags.Append(state.Set(ctx, plan)...)
+	diags.Append(setModel(ctx, state, plan)...)
 	if identity != nil {
 		diags.Append(identity.Set(ctx, applicationIdentity{Namespace: plan.Namespace, Name: plan.Name})...)
 	}
