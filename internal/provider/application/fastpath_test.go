@@ -93,6 +93,11 @@ func (f *frameworkCalls) UpgradeResourceState(ctx context.Context, req *tfprotov
 	return f.ProviderServer.UpgradeResourceState(ctx, req)
 }
 
+func (f *frameworkCalls) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	f.n++
+	return f.ProviderServer.ApplyResourceChange(ctx, req)
+}
+
 func (f *frameworkCalls) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
 	f.n++
 	return f.ProviderServer.ReadResource(ctx, req)
@@ -188,4 +193,5 @@ func TestShortcuts_CoverTheSchema(t *testing.T) {
 	}
 	var _ fastpath.UnchangedPlanner = &Resource{}
 	var _ fastpath.UnchangedReader = &Resource{}
+	var _ fastpath.Creator = &Resource{}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -34,10 +35,55 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	w := r.createWithin(ctx, &plan, sensitive)
+	resp.Diagnostics.Append(w.record(ctx, &plan, &resp.State, resp.Private, resp.Identity)...)
+}
+
+// CreateValues is Create on the values of the request (the protocol
+// shortcut of creates asks this): the planned state and the configuration,
+// objects of the schema's type. It returns the new state (null when nothing
+// was recorded), the private state's keys, the identity by attribute name
+// and the diagnostics, as Create would leave them. It declines (ok false),
+// having done nothing, only when the values do not decode into the model.
+func (r *Resource) CreateValues(ctx context.Context, planned, config tftypes.Value) (
+	state tftypes.Value, private map[string][]byte, identity map[string]string, diags diag.Diagnostics, ok bool,
+) {
+	o, err := modelObject()
+	if err != nil {
+		return state, nil, nil, nil, false
+	}
+	var plan applicationModel
+	var cfg map[string]tftypes.Value
+	if o.Decode(ctx, planned, &plan) != nil || config.As(&cfg) != nil {
+		return state, nil, nil, nil, false
+	}
+	sv, err := types.DynamicType.ValueFromTerraform(ctx, cfg["sensitive_settings"])
+	sensitive, isDynamic := sv.(types.Dynamic)
+	if err != nil || !isDynamic {
+		return state, nil, nil, nil, false
+	}
+	w := r.createWithin(ctx, &plan, sensitive)
+	state, diags = tftypes.NewValue(o.Type(), nil), w.diags
+	if w.recorded || w.privateChanged {
+		private = w.private.encode()
+	}
+	if !w.recorded {
+		return state, private, nil, diags, true
+	}
+	recorded, err := o.Encode(ctx, &plan)
+	if err != nil {
+		diags.AddError("Cannot record "+describe(&plan), "The state of the created Application cannot be encoded: "+err.Error()+".")
+		return state, private, nil, diags, true
+	}
+	identity = map[string]string{"namespace": plan.Namespace.ValueString(), "name": plan.Name.ValueString()}
+	return recorded, private, identity, diags, true
+}
+
+// createWithin creates within the create timeout.
+func (r *Resource) createWithin(ctx context.Context, plan *applicationModel, sensitive types.Dynamic) writeOutcome {
 	ctx, cancel := context.WithTimeout(ctx, plan.timeout(ctx, "create", defaultCreateTimeout))
 	defer cancel()
-	w := r.create(ctx, &plan, sensitive)
-	resp.Diagnostics.Append(w.record(ctx, &plan, &resp.State, resp.Private, resp.Identity)...)
+	return r.create(ctx, plan, sensitive)
 }
 
 // Update writes the Application again. When DP's verdict does not come, the

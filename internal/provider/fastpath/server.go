@@ -14,7 +14,9 @@
 //   - PlanResourceChange: planUnchanged, for resources implementing
 //     UnchangedPlanner, and planCreate (plan.go);
 //   - UpgradeResourceState: upgradeCurrent (upgrade.go), for a state of the
-//     current schema version.
+//     current schema version;
+//   - ApplyResourceChange: applyCreate (apply.go), for resources
+//     implementing Creator.
 //
 // The package knows no resource type: what a shortcut needs of one it learns
 // from the framework's interfaces (Schema, IdentitySchema, Configure,
@@ -41,7 +43,7 @@ import (
 
 // EnvVar turns every shortcut off when set to "off" (or "false", "0", "no"),
 // or the ones it lists, comma-separated, by name: "validate", "read",
-// "plan-unchanged", "plan-create", "upgrade" (for measuring what each one
+// "plan-unchanged", "plan-create", "upgrade", "apply-create" (for measuring what each one
 // buys).
 const EnvVar = "DECKHOUSE_PROVIDER_SHORTCUTS"
 
@@ -52,6 +54,7 @@ const (
 	shortcutPlanUnchanged = "plan-unchanged"
 	shortcutPlanCreate    = "plan-create"
 	shortcutUpgrade       = "upgrade"
+	shortcutApplyCreate   = "apply-create"
 )
 
 // disabled returns the shortcuts EnvVar lists.
@@ -192,6 +195,9 @@ type schemaInfo struct {
 	// validateErr is set when the schema has validation configValid does
 	// not run (see checkValidation).
 	validateErr error
+	// applyErr is set when the schema has what applyCreate does not
+	// reproduce (see checkApply).
+	applyErr error
 }
 
 // attrInfo is what the create shortcut needs of a top-level attribute.
@@ -232,6 +238,7 @@ func schemaInfoOf(ctx context.Context, r resource.Resource) *schemaInfo {
 func schemaInfoFromSchema(ctx context.Context, s schema.Schema) *schemaInfo {
 	info := &schemaInfo{schema: s, typ: s.Type().TerraformType(ctx), defaults: map[string]tftypes.Value{}, attrs: map[string]attrInfo{}}
 	info.validateErr = checkValidation(s)
+	info.applyErr = checkApply(ctx, s)
 	if err := checkPlan(s); err != nil {
 		info.err = err
 		return info
