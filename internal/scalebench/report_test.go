@@ -25,18 +25,18 @@ func goodRun() *sizeResult {
 		apv["applicationpackageversions//bench-bench-app-"+v] = 1
 	}
 	ph := func(wall time.Duration, c auditCounts) *phaseResult {
-		return &phaseResult{Wall: wall, Runs: []time.Duration{wall}, MaxRSSKB: 90 * 1024, Provider: c}
+		return &phaseResult{Wall: wall, Runs: []time.Duration{wall}, MaxRSSKB: 90 * 1024, CPU: time.Second, Provider: c}
 	}
 	fl := func(wall time.Duration) *phaseResult { return &phaseResult{Wall: wall} }
 	return &sizeResult{
 		N: 300,
 		Deckhouse: map[string]*phaseResult{
-			phasePlanCreate: ph(2*time.Second, counts(map[string]int{"get applicationpackageversions": 10, "get availableclusterresources": 5}, apv)),
+			phasePlanCreate: ph(1400*time.Millisecond, counts(map[string]int{"get applicationpackageversions": 10, "get availableclusterresources": 5}, apv)),
 			phaseApply: ph(10*time.Second, counts(map[string]int{
 				"get applicationpackageversions": 10, "get availableclusterresources": 5,
 				"patch applications": 300, "watch applications": 5, "list applications": 5}, apv)),
-			phasePlanRefresh: ph(3*time.Second, counts(map[string]int{"get applications": 300, "get applicationpackageversions": 10, "get availableclusterresources": 5}, apv)),
-			phaseDestroy:     ph(4*time.Second, counts(map[string]int{"delete applications": 300, "get applications": 300}, nil)),
+			phasePlanRefresh: ph(2*time.Second, counts(map[string]int{"get applications": 300, "get applicationpackageversions": 10, "get availableclusterresources": 5}, apv)),
+			phaseDestroy:     ph(4*time.Second, counts(map[string]int{"delete applications": 300, "watch applications": 5, "list applications": 5}, nil)),
 		},
 		Floor: map[string]*phaseResult{
 			phasePlanCreate: fl(time.Second), phaseApply: fl(time.Second),
@@ -85,18 +85,22 @@ func TestTargets_EachBreachFailsItsOwnCheck(t *testing.T) {
 		mutate func(r *sizeResult)
 		want   string // substring of the one failing check's name
 	}{
-		{"slow refresh", func(r *sizeResult) { r.Deckhouse[phasePlanRefresh].Wall = 5 * time.Second }, "refresh plan N=300 ≤ 3× floor"},
+		{"slow refresh", func(r *sizeResult) { r.Deckhouse[phasePlanRefresh].Wall = 5 * time.Second }, "refresh plan N=300 ≤ 1.5× terraform_data"},
 		{"refresh reads an application twice", func(r *sizeResult) {
 			r.Deckhouse[phasePlanRefresh].Provider = counts(map[string]int{"get applications": 600}, nil)
 		}, "refresh plan N=300 ≤ 1 GET"},
-		{"slow create plan", func(r *sizeResult) { r.Deckhouse[phasePlanCreate].Wall = 4 * time.Second }, "create plan N=300 ≤ 3× floor"},
+		{"slow create plan", func(r *sizeResult) { r.Deckhouse[phasePlanCreate].Wall = 4 * time.Second }, "create plan N=300 ≤ 1.5× terraform_data"},
 		{"version fetched twice", func(r *sizeResult) {
 			r.Deckhouse[phasePlanCreate].Provider.GetsByName["applicationpackageversions//bench-bench-app-v1.0.0"] = 2
 		}, "fetches every package version once"},
 		{"slow apply", func(r *sizeResult) { r.Deckhouse[phaseApply].Wall = 31 * time.Second }, "including the wait"},
-		{"apply makes 3 requests per app", func(r *sizeResult) {
-			r.Deckhouse[phaseApply].Provider = counts(map[string]int{"patch applications": 900}, nil)
-		}, "≤ 2 requests per application"},
+		{"apply makes 2 requests per app", func(r *sizeResult) {
+			r.Deckhouse[phaseApply].Provider = counts(map[string]int{"patch applications": 300, "get applications": 300}, nil)
+		}, "apply N=300 ≤ 1.1 requests per application"},
+		{"apply costs the provider too much CPU", func(r *sizeResult) { r.Deckhouse[phaseApply].CPU = 2 * time.Second }, "provider CPU ≤ 1.50 s"},
+		{"destroy reads each app", func(r *sizeResult) {
+			r.Deckhouse[phaseDestroy].Provider = counts(map[string]int{"delete applications": 300, "get applications": 300}, nil)
+		}, "destroy N=300 ≤ 1.1 requests per application"},
 		{"too much memory", func(r *sizeResult) { r.Deckhouse[phaseDestroy].MaxRSSKB = 200 * 1024 }, "RSS"},
 		{"discovery on the hot path", func(r *sizeResult) {
 			r.Deckhouse[phaseDestroy].Provider.ByVerbResource["get /openapi/v3"] = 1
@@ -124,7 +128,7 @@ func TestTargets_UseTheLargestSize(t *testing.T) {
 	small.N = 20
 	small.Deckhouse[phasePlanRefresh].Wall = time.Minute // ignored: not the largest N
 	cs := evaluateTargets([]*sizeResult{small, goodRun()}, 10, 5, defaultTargets)
-	if !verdicts(cs)["refresh plan N=300 ≤ 3× floor"] {
+	if !verdicts(cs)["refresh plan N=300 ≤ 1.5× terraform_data"] {
 		t.Error("the N=300 refresh check must pass")
 	}
 }
@@ -136,7 +140,7 @@ func TestRenderTable_OneRowPerSizeAndPhase(t *testing.T) {
 	if len(lines) != 2+len(phases) {
 		t.Fatalf("%d lines, want %d:\n%s", len(lines), 2+len(phases), tab)
 	}
-	if !strings.Contains(tab, "| 300 | plan (refresh) | 3.00 | 2.00 | 1.50 | 1.5× | 2.0× | 90 | 315 | 1.05 |") {
+	if !strings.Contains(tab, "| 300 | plan (refresh) | 2.00 | 2.00 | 1.50 | 1.0× | 1.3× | 90 | 315 | 1.05 |") {
 		t.Errorf("refresh row wrong:\n%s", tab)
 	}
 }
