@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -133,18 +135,7 @@ func assertSameApply(t *testing.T, got, want *tfprotov6.ApplyResourceChangeRespo
 	if string(got.Private) != string(want.Private) {
 		t.Fatalf("private %q, framework %q", got.Private, want.Private)
 	}
-	typ := identityType()
-	gi, err := got.NewIdentity.IdentityData.Unmarshal(typ)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wi, err := want.NewIdentity.IdentityData.Unmarshal(typ)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !gi.Equal(wi) {
-		t.Fatalf("identity %v, framework %v", gi, wi)
-	}
+	assertSameIdentity(t, got.NewIdentity, want.NewIdentity)
 	if len(got.Diagnostics) != len(want.Diagnostics) {
 		t.Fatalf("diagnostics:\n got  %s\n want %s", diagText(got.Diagnostics), diagText(want.Diagnostics))
 	}
@@ -154,5 +145,104 @@ func assertSameApply(t *testing.T, got, want *tfprotov6.ApplyResourceChangeRespo
 			(g.Attribute == nil) != (w.Attribute == nil) || (g.Attribute != nil && !g.Attribute.Equal(w.Attribute)) {
 			t.Fatalf("diagnostic %d:\n got  %+v\n want %+v", i, g, w)
 		}
+	}
+}
+
+// The destroy shortcuts plan a destroy and delete the Application exactly as
+// the framework does, each against its own fake DP: the plan keeps the
+// private data and identity; a delete that ends empties state, private data
+// and identity; one that fails (a finalizer that never ends, past
+// timeouts.delete) keeps them, with the same error.
+func TestDestroyShortcut_PlansAndDeletesAsTheFramework(t *testing.T) {
+	shortTimeout := demoConfig(map[string]any{"replicas": 2})
+	shortTimeout.Timeouts = timeouts.Value{Object: types.ObjectValueMust(
+		map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType},
+		map[string]attr.Value{"create": types.StringNull(), "update": types.StringNull(), "delete": types.StringValue("1s")})}
+	tests := []struct {
+		name       string
+		config     applicationModel
+		keep       bool
+		noIdentity bool
+		wantErr    bool
+	}{
+		{name: "deleted", config: demoConfig(map[string]any{"replicas": 2})},
+		{name: "deleted, client without identity", config: demoConfig(map[string]any{"replicas": 2}), noIdentity: true},
+		{name: "finalizer past the delete timeout", config: shortTimeout, keep: true, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			viaShortcut, viaFramework := newFakeDP(t), newFakeDP(t)
+			s, f := newServers(t, viaShortcut.srv.URL, ""), newServers(t, viaFramework.srv.URL, "")
+			create := createRequest(t, f.framework, tt.config)
+			var created *tfprotov6.ApplyResourceChangeResponse
+			for _, srv := range []tfprotov6.ProviderServer{s.framework, f.framework} {
+				resp, err := srv.ApplyResourceChange(ctx, create)
+				if err != nil || hasError(resp.Diagnostics) {
+					t.Fatalf("create: %v %s", err, diagText(resp.Diagnostics))
+				}
+				created = resp
+			}
+			viaShortcut.keepOnDelete, viaFramework.keepOnDelete = tt.keep, tt.keep
+			null, err := tfprotov6.NewDynamicValue(stateType(), tftypes.NewValue(stateType(), nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			identity := created.NewIdentity
+			if tt.noIdentity {
+				identity = nil
+			}
+
+			planReq := &tfprotov6.PlanResourceChangeRequest{TypeName: TypeName, PriorState: created.NewState,
+				ProposedNewState: &null, Config: &null, PriorPrivate: created.Private, PriorIdentity: identity}
+			gotPlan, wantPlan, _ := compare(t, s, true, planReq, tfprotov6.ProviderServer.PlanResourceChange)
+			if !decodeModel(t, gotPlan.PlannedState).Equal(decodeModel(t, wantPlan.PlannedState)) || string(gotPlan.PlannedPrivate) != string(wantPlan.PlannedPrivate) ||
+				len(gotPlan.Diagnostics)+len(wantPlan.Diagnostics) > 0 {
+				t.Fatalf("destroy plan %+v, framework %+v", gotPlan, wantPlan)
+			}
+			assertSameIdentity(t, gotPlan.PlannedIdentity, wantPlan.PlannedIdentity)
+
+			del := &tfprotov6.ApplyResourceChangeRequest{TypeName: TypeName, PriorState: created.NewState,
+				PlannedState: &null, Config: &null, PlannedPrivate: wantPlan.PlannedPrivate, PlannedIdentity: wantPlan.PlannedIdentity}
+			got, err := s.shortcut.ApplyResourceChange(ctx, del)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !s.answered() {
+				t.Fatal("the shortcut did not answer the delete")
+			}
+			want, err := f.framework.ApplyResourceChange(ctx, del)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hasError(want.Diagnostics) != tt.wantErr {
+				t.Fatalf("framework diagnostics: %s", diagText(want.Diagnostics))
+			}
+			if !tt.wantErr && (!isNullState(t, got.NewState) || !isNullState(t, want.NewState)) {
+				t.Fatal("a delete without errors left a state")
+			}
+			assertSameApply(t, got, want)
+		})
+	}
+}
+
+func isNullState(t *testing.T, dv *tfprotov6.DynamicValue) bool {
+	t.Helper()
+	return decodeModel(t, dv).IsNull()
+}
+
+func assertSameIdentity(t *testing.T, got, want *tfprotov6.ResourceIdentityData) {
+	t.Helper()
+	typ := identityType()
+	gi, err := got.IdentityData.Unmarshal(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wi, err := want.IdentityData.Unmarshal(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !gi.Equal(wi) {
+		t.Fatalf("identity %v, framework %v", gi, wi)
 	}
 }

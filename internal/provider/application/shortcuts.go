@@ -8,7 +8,7 @@ import (
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
-// The two answers the protocol shortcuts (package fastpath) ask of the
+// The answers the protocol shortcuts (package fastpath) ask of the
 // resource. They are checked against the framework's own pipeline by the
 // contract tests in fastpath_*_test.go.
 
@@ -19,6 +19,11 @@ import (
 func (r *Resource) PlanUnchanged(private map[string][]byte) bool {
 	return !privateFromMap(private).ApplyPending
 }
+
+// LeavesDestroyPlans reports that ModifyPlan does nothing with the plan of
+// a destroy (its first step). (The protocol shortcut of destroy plans asks
+// this.)
+func (r *Resource) LeavesDestroyPlans() bool { return true }
 
 // ReadUnchanged reports whether Read would return state and private data
 // unchanged, and the identity Read sets, from the private state and the

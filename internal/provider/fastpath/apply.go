@@ -36,10 +36,17 @@ type created struct {
 }
 
 func (s *server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
-	if req != nil && !s.off[shortcutApplyCreate] {
+	if req != nil {
 		if t := s.target(req.TypeName); t != nil {
-			if resp, ok := s.applyCreate(ctx, t, req); ok {
-				return resp, nil
+			if !s.off[shortcutApplyCreate] {
+				if resp, ok := s.applyCreate(ctx, t, req); ok {
+					return resp, nil
+				}
+			}
+			if !s.off[shortcutDestroy] {
+				if resp, ok := s.applyDelete(ctx, t, req); ok {
+					return resp, nil
+				}
 			}
 		}
 	}

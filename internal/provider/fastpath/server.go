@@ -12,11 +12,13 @@
 //   - ReadResource: readUnchanged (read.go), for resources implementing
 //     UnchangedReader;
 //   - PlanResourceChange: planUnchanged, for resources implementing
-//     UnchangedPlanner, and planCreate (plan.go);
+//     UnchangedPlanner, planDestroy, for resources implementing
+//     DestroyPlanner, and planCreate (plan.go);
 //   - UpgradeResourceState: upgradeCurrent (upgrade.go), for a state of the
 //     current schema version;
 //   - ApplyResourceChange: applyCreate (apply.go), for resources
-//     implementing Creator.
+//     implementing Creator, and applyDelete (delete.go), for resources
+//     implementing Deleter.
 //
 // The package knows no resource type: what a shortcut needs of one it learns
 // from the framework's interfaces (Schema, IdentitySchema, Configure,
@@ -43,7 +45,7 @@ import (
 
 // EnvVar turns every shortcut off when set to "off" (or "false", "0", "no"),
 // or the ones it lists, comma-separated, by name: "validate", "read",
-// "plan-unchanged", "plan-create", "upgrade", "apply-create" (for measuring what each one
+// "plan-unchanged", "plan-create", "upgrade", "apply-create", "destroy" (for measuring what each one
 // buys).
 const EnvVar = "DECKHOUSE_PROVIDER_SHORTCUTS"
 
@@ -55,6 +57,7 @@ const (
 	shortcutPlanCreate    = "plan-create"
 	shortcutUpgrade       = "upgrade"
 	shortcutApplyCreate   = "apply-create"
+	shortcutDestroy       = "destroy"
 )
 
 // disabled returns the shortcuts EnvVar lists.
@@ -98,6 +101,12 @@ type Private = map[string][]byte
 // returns true.
 type UnchangedPlanner interface {
 	PlanUnchanged(private Private) bool
+}
+
+// DestroyPlanner is implemented by a resource whose ModifyPlan does nothing
+// with the plan of a destroy when LeavesDestroyPlans returns true.
+type DestroyPlanner interface {
+	LeavesDestroyPlans() bool
 }
 
 // UnchangedReader is implemented by a resource whose refresh can tell that

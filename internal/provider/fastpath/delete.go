@@ -1,0 +1,75 @@
+package fastpath
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// Deleter is implemented by a resource whose Delete can run on the prior
+// state's value directly. DeleteValues gets the prior state, an object of
+// the schema's type, and the provider's private state keys, does what Delete
+// does with them, and returns its diagnostics. It must leave the state and
+// the private data as they came, as the resource's Delete does. It returns
+// ok false only when it did nothing: the call then goes to the framework.
+type Deleter interface {
+	DeleteValues(ctx context.Context, prior tftypes.Value, private Private) (diags diag.Diagnostics, ok bool)
+}
+
+// applyDelete answers the apply of a destroy (a null planned state) as the
+// framework's DeleteResource does: after a delete without errors the state
+// is null, the private data gone and the identity null; after an error the
+// state, the private data and the identity stay as they came. A request with
+// provider meta data goes to the framework.
+func (s *server) applyDelete(ctx context.Context, t *target, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, bool) {
+	info := t.info
+	prior, planned := req.PriorState, req.PlannedState
+	if prior == nil || planned == nil || len(prior.JSON) > 0 || len(planned.JSON) > 0 ||
+		len(prior.MsgPack) == 0 || isMsgPackNil(prior.MsgPack) || !isMsgPackNil(planned.MsgPack) ||
+		(req.ProviderMeta != nil && len(req.ProviderMeta.MsgPack) > 0 && !isMsgPackNil(req.ProviderMeta.MsgPack)) {
+		return nil, false
+	}
+	private, ok := privateData(req.PlannedPrivate)
+	if !ok {
+		return nil, false
+	}
+	priorVal, err := prior.Unmarshal(info.typ)
+	if err != nil {
+		return nil, false
+	}
+	identity, ok := priorIdentity(info, req.PlannedIdentity)
+	if !ok {
+		return nil, false
+	}
+	r, ok := s.configured(ctx, t)
+	if !ok {
+		return nil, false
+	}
+	deleter, ok := r.(Deleter)
+	if !ok {
+		return nil, false
+	}
+	diags, ok := deleter.DeleteValues(ctx, priorVal, private)
+	if !ok {
+		return nil, false
+	}
+	tflog.Trace(ctx, "delete answered by the protocol shortcut", map[string]any{"type": req.TypeName})
+	if diags.HasError() {
+		privateBytes, pdiags := encodePrivate(private)
+		diags.Append(pdiags...)
+		return &tfprotov6.ApplyResourceChangeResponse{
+			NewState: prior, NewIdentity: identity, Private: privateBytes, Diagnostics: protoDiagnostics(ctx, diags),
+		}, true
+	}
+	null, err := tfprotov6.NewDynamicValue(info.typ, tftypes.NewValue(info.typ, nil))
+	if err != nil {
+		diags.AddError("Unable to Convert State", "An unexpected error was encountered when converting the state to the protocol type: "+err.Error())
+	}
+	nullIdentity, _ := priorIdentity(info, nil)
+	return &tfprotov6.ApplyResourceChangeResponse{
+		NewState: &null, NewIdentity: nullIdentity, Diagnostics: protoDiagnostics(ctx, diags),
+	}, true
+}
