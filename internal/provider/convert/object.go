@@ -129,8 +129,17 @@ func (o *Object[T]) Encode(ctx context.Context, in *T) (tftypes.Value, error) {
 		}
 		attrs[f.name] = tv
 	}
-	if err := tftypes.ValidateValue(o.typ, attrs); err != nil {
-		return tftypes.Value{}, err
-	}
-	return tftypes.NewValue(o.typ, attrs), nil
+	return newObject(o.typ, attrs)
+}
+
+// newObject is tftypes.NewValue of an object, with the panic of a value
+// that does not fit (which the checks above rule out) as an error: NewValue
+// validates the whole value, and ValidateValue before it would do it twice.
+func newObject(typ tftypes.Object, attrs map[string]tftypes.Value) (v tftypes.Value, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	return tftypes.NewValue(typ, attrs), nil
 }
