@@ -70,24 +70,29 @@ func checkPlan(s schema.Schema) error {
 
 // checkNested reports a default or plan modifier of an attribute nested in a.
 func checkNested(prefix string, a schema.Attribute) error {
-	var attrs map[string]schema.Attribute
-	switch n := a.(type) {
-	case schema.SingleNestedAttribute:
-		attrs = n.Attributes
-	case schema.ListNestedAttribute:
-		attrs = n.NestedObject.Attributes
-	case schema.SetNestedAttribute:
-		attrs = n.NestedObject.Attributes
-	case schema.MapNestedAttribute:
-		attrs = n.NestedObject.Attributes
-	}
-	for name, c := range attrs {
+	for name, c := range nestedAttributes(a) {
 		if hasDefault(c) || len(planModifiers(c)) > 0 {
 			return fmt.Errorf("%w: default or plan modifier of %s.%s", errUnsupportedPlan, prefix, name)
 		}
 		if err := checkNested(prefix+"."+name, c); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// nestedAttributes returns the attributes nested in a (none for an
+// attribute that is not nested).
+func nestedAttributes(a schema.Attribute) map[string]schema.Attribute {
+	switch n := a.(type) {
+	case schema.SingleNestedAttribute:
+		return n.Attributes
+	case schema.ListNestedAttribute:
+		return n.NestedObject.Attributes
+	case schema.SetNestedAttribute:
+		return n.NestedObject.Attributes
+	case schema.MapNestedAttribute:
+		return n.NestedObject.Attributes
 	}
 	return nil
 }
@@ -160,18 +165,7 @@ func checkApplyAttr(ctx context.Context, name string, a schema.Attribute, top bo
 	if semanticEquality(a.GetType().ValueType(ctx)) {
 		return fmt.Errorf("%w: attribute %s has semantic equality", errUnsupportedApply, name)
 	}
-	var attrs map[string]schema.Attribute
-	switch n := a.(type) {
-	case schema.SingleNestedAttribute:
-		attrs = n.Attributes
-	case schema.ListNestedAttribute:
-		attrs = n.NestedObject.Attributes
-	case schema.SetNestedAttribute:
-		attrs = n.NestedObject.Attributes
-	case schema.MapNestedAttribute:
-		attrs = n.NestedObject.Attributes
-	}
-	for n, c := range attrs {
+	for n, c := range nestedAttributes(a) {
 		if err := checkApplyAttr(ctx, name+"."+n, c, false); err != nil {
 			return err
 		}
