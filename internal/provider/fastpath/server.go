@@ -6,8 +6,10 @@
 // converting values between the protocol and its own types, several times per
 // resource and per call, often to return them unchanged. Each shortcut gives
 // the answer the framework's pipeline would give and hands everything else
-// (every answer with a diagnostic, every input it does not recognise) to the
-// framework:
+// (every input it does not recognise, and before a write every answer with a
+// diagnostic) to the framework; the shortcuts that write (a create, a delete)
+// answer with the resource's diagnostics as the framework would, since a
+// write cannot be handed on once done:
 //   - ValidateResourceConfig: configValid (validate.go);
 //   - ReadResource: readUnchanged (read.go), for resources implementing
 //     UnchangedReader;
@@ -22,7 +24,9 @@
 //
 // The package knows no resource type: what a shortcut needs of one it learns
 // from the framework's interfaces (Schema, IdentitySchema, Configure,
-// ModifyPlan, ValidateConfig) and from the two interfaces below. Each answer
+// ModifyPlan, ValidateConfig) and from its own interfaces (UnchangedPlanner,
+// UnchangedReader, DestroyPlanner here, Creator in apply.go, Deleter in
+// delete.go). Each answer
 // logs a TRACE line. EnvVar turns every shortcut off.
 package fastpath
 
