@@ -40,12 +40,13 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 }
 
 // CreateValues is Create on the values of the request (the protocol
-// shortcut of creates asks this): the planned state and the configuration,
-// objects of the schema's type. It returns the new state (null when nothing
-// was recorded), the private state's keys, the identity by attribute name
-// and the diagnostics, as Create would leave them. It declines (ok false),
-// having done nothing, only when the values do not decode into the model.
-func (r *Resource) CreateValues(ctx context.Context, planned, config tftypes.Value) (
+// shortcut of creates asks this): the planned state, an object of the
+// schema's type, and the configuration's write-only values (sensitive_settings).
+// It returns the new state (null when nothing was recorded), the private
+// state's keys, the identity by attribute name and the diagnostics, as
+// Create would leave them. It declines (ok false), having done nothing, only
+// when the values do not decode into the model.
+func (r *Resource) CreateValues(ctx context.Context, planned tftypes.Value, writeOnly map[string]tftypes.Value) (
 	state tftypes.Value, private map[string][]byte, identity map[string]string, diags diag.Diagnostics, ok bool,
 ) {
 	o, err := modelObject()
@@ -53,11 +54,14 @@ func (r *Resource) CreateValues(ctx context.Context, planned, config tftypes.Val
 		return state, nil, nil, nil, false
 	}
 	var plan applicationModel
-	var cfg map[string]tftypes.Value
-	if o.Decode(ctx, planned, &plan) != nil || config.As(&cfg) != nil {
+	if o.Decode(ctx, planned, &plan) != nil {
 		return state, nil, nil, nil, false
 	}
-	sv, err := types.DynamicType.ValueFromTerraform(ctx, cfg["sensitive_settings"])
+	sensitiveVal, given := writeOnly["sensitive_settings"]
+	if !given {
+		return state, nil, nil, nil, false
+	}
+	sv, err := types.DynamicType.ValueFromTerraform(ctx, sensitiveVal)
 	sensitive, isDynamic := sv.(types.Dynamic)
 	if err != nil || !isDynamic {
 		return state, nil, nil, nil, false

@@ -1,6 +1,7 @@
 package fastpath
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,19 +12,22 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+	msgpack "github.com/vmihailenco/msgpack/v5"
 )
 
 // Creator is implemented by a resource whose Create can run on the
-// request's values directly. CreateValues gets the planned state and the
-// configuration, both objects of the schema's type, does what Create does
-// with them, and returns what Create would leave in its response: the new
-// state (a null object when nothing was recorded), the provider's private
-// state keys (a nil or empty value: no key), the identity's string
-// attributes by name (when the state is not null), and the diagnostics. It
-// returns ok false only when it did nothing (it could not decode the values,
-// for one): the call then goes to the framework.
+// request's values directly. CreateValues gets the planned state, an object
+// of the schema's type, and the configuration's values of the write-only
+// attributes by name (the only configured values the planned state does not
+// hold), does what Create does with them, and returns what Create would
+// leave in its response: the new state (a null object when nothing was
+// recorded), the provider's private state keys (a nil or empty value: no
+// key), the identity's string attributes by name (when the state is not
+// null), and the diagnostics. It returns ok false only when it did nothing
+// (it could not decode the values, for one): the call then goes to the
+// framework.
 type Creator interface {
-	CreateValues(ctx context.Context, planned, config tftypes.Value) (
+	CreateValues(ctx context.Context, planned tftypes.Value, writeOnly map[string]tftypes.Value) (
 		state tftypes.Value, private Private, identity map[string]string, diags diag.Diagnostics, ok bool)
 }
 
@@ -55,7 +59,8 @@ func (s *server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyRe
 
 // applyCreate answers the apply of a new resource as the framework's
 // CreateResource does, without its conversions around the resource's own
-// work: decode the planned state and the configuration, create, then the
+// work: decode the planned state and the configuration's write-only values
+// (the rest of the configuration is in the plan), create, then the
 // framework's checks of the result (a state and an identity after a create
 // without errors), write-only attributes set to null, the private data
 // encoded as the framework encodes it. checkApply keeps the schema within
@@ -77,7 +82,7 @@ func (s *server) applyCreate(ctx context.Context, t *target, req *tfprotov6.Appl
 	if err != nil {
 		return nil, false
 	}
-	cfgVal, err := config.Unmarshal(info.typ)
+	writeOnly, err := writeOnlyValues(config.MsgPack, info)
 	if err != nil {
 		return nil, false
 	}
@@ -90,7 +95,7 @@ func (s *server) applyCreate(ctx context.Context, t *target, req *tfprotov6.Appl
 		return nil, false
 	}
 	var out created
-	out.state, out.private, out.identity, out.diags, ok = creator.CreateValues(ctx, planVal, cfgVal)
+	out.state, out.private, out.identity, out.diags, ok = creator.CreateValues(ctx, planVal, writeOnly)
 	if !ok {
 		return nil, false
 	}
@@ -241,4 +246,42 @@ func attributePath(ctx context.Context, p path.Path) (*tftypes.AttributePath, er
 		}
 	}
 	return tftypes.NewAttributePathWithSteps(steps), nil
+}
+
+// writeOnlyValues decodes the top-level write-only attributes of a
+// MessagePack object of the schema's type, skipping every other value
+// undecoded; each write-only attribute is present, null when the object
+// lacks it.
+func writeOnlyValues(b []byte, info *schemaInfo) (map[string]tftypes.Value, error) {
+	out := map[string]tftypes.Value{}
+	for name, a := range info.attrs {
+		if a.writeOnly {
+			out[name] = tftypes.NewValue(a.unknownType, nil)
+		}
+	}
+	dec := msgpack.NewDecoder(bytes.NewReader(b))
+	n, err := dec.DecodeMapLen()
+	if err != nil {
+		return nil, err
+	}
+	for range n {
+		key, err := dec.DecodeString()
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := out[key]; !ok {
+			if err := dec.Skip(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		raw, err := dec.DecodeRaw()
+		if err != nil {
+			return nil, err
+		}
+		if out[key], err = (&tfprotov6.DynamicValue{MsgPack: raw}).Unmarshal(info.attrs[key].unknownType); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

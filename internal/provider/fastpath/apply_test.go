@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
@@ -107,6 +108,40 @@ func TestCreateResponse_AnswersAsTheFrameworksCreateResource(t *testing.T) {
 			}
 			if resp.NewIdentity == nil || resp.NewIdentity.IdentityData == nil {
 				t.Fatal("no identity")
+			}
+		})
+	}
+}
+
+// The create shortcut reads only the write-only values of the
+// configuration: each one decoded (null when the object lacks it), every
+// other value skipped.
+func TestWriteOnlyValues_DecodesOnlyTheWriteOnlyAttributes(t *testing.T) {
+	ctx := context.Background()
+	info := schemaInfoFromSchema(ctx, schema.Schema{Attributes: map[string]schema.Attribute{
+		"name":   schema.StringAttribute{Required: true},
+		"secret": schema.DynamicAttribute{Optional: true, WriteOnly: true},
+	}})
+	secret := tftypes.NewValue(tftypes.Object{AttributeTypes: map[string]tftypes.Type{"password": tftypes.String}},
+		map[string]tftypes.Value{"password": tftypes.NewValue(tftypes.String, "s3cret")})
+	for name, tc := range map[string]struct {
+		attrs map[string]tftypes.Value
+		want  tftypes.Value
+	}{
+		"given":   {map[string]tftypes.Value{"name": tftypes.NewValue(tftypes.String, "a"), "secret": secret}, secret},
+		"omitted": {map[string]tftypes.Value{"name": tftypes.NewValue(tftypes.String, "a"), "secret": tftypes.NewValue(tftypes.DynamicPseudoType, nil)}, tftypes.NewValue(tftypes.DynamicPseudoType, nil)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dv, err := tfprotov6.NewDynamicValue(info.typ, tftypes.NewValue(info.typ, tc.attrs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := writeOnlyValues(dv.MsgPack, info)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 || !got["secret"].Equal(tc.want) {
+				t.Fatalf("got %v, want only secret = %v", got, tc.want)
 			}
 		})
 	}
