@@ -74,7 +74,7 @@ func (r *Resource) CreateValues(ctx context.Context, planned tftypes.Value, writ
 	if !w.recorded {
 		return state, private, nil, diags, true
 	}
-	recorded, err := o.Encode(ctx, &plan)
+	recorded, err := o.EncodeOver(ctx, planned, &plan, createFills...)
 	if err != nil {
 		diags.AddError("Cannot record "+describe(&plan), "The state of the created Application cannot be encoded: "+err.Error()+".")
 		return state, private, nil, diags, true
@@ -327,6 +327,10 @@ func (wr *writeRequest) request() dpclient.WriteRequest {
 func logApplied(ctx context.Context, obj *unstructured.Unstructured) {
 	tflog.Debug(ctx, "applied Application", map[string]any{"namespace": obj.GetNamespace(), "name": obj.GetName(), "generation": obj.GetGeneration()})
 }
+
+// createFills are the attributes a create may change in the planned model
+// (prepareWrite and written): the others are recorded as planned.
+var createFills = []string{"id", "package_repository_name", "effective_settings", "status", "last_applied_settings"}
 
 // written fills the plan model with the state to record after a write that
 // landed, and the private state.

@@ -119,17 +119,61 @@ func (o *Object[T]) Encode(ctx context.Context, in *T) (tftypes.Value, error) {
 	src := reflect.ValueOf(in).Elem()
 	attrs := make(map[string]tftypes.Value, len(o.fields))
 	for _, f := range o.fields {
-		val, _ := src.Field(f.index).Interface().(attr.Value)
-		tv, err := val.ToTerraformValue(ctx)
+		tv, err := o.encodeField(ctx, src, f)
 		if err != nil {
-			return tftypes.Value{}, fmt.Errorf("attribute %q: %w", f.name, err)
-		}
-		if want := o.typ.AttributeTypes[f.name]; !tv.Type().Equal(want) && !want.Is(tftypes.DynamicPseudoType) {
-			return tftypes.Value{}, fmt.Errorf("attribute %q is a %s, the schema says %s", f.name, tv.Type(), want)
+			return tftypes.Value{}, err
 		}
 		attrs[f.name] = tv
 	}
 	return newObject(o.typ, attrs)
+}
+
+// encodeField is the Terraform value of field f of src.
+func (o *Object[T]) encodeField(ctx context.Context, src reflect.Value, f objectField) (tftypes.Value, error) {
+	val, _ := src.Field(f.index).Interface().(attr.Value)
+	tv, err := val.ToTerraformValue(ctx)
+	if err != nil {
+		return tftypes.Value{}, fmt.Errorf("attribute %q: %w", f.name, err)
+	}
+	if want := o.typ.AttributeTypes[f.name]; !tv.Type().Equal(want) && !want.Is(tftypes.DynamicPseudoType) {
+		return tftypes.Value{}, fmt.Errorf("attribute %q is a %s, the schema says %s", f.name, tv.Type(), want)
+	}
+	return tv, nil
+}
+
+// EncodeOver returns the Terraform object of base with the attributes names
+// replaced by in's fields: for a struct decoded from base of which only
+// those fields may have changed, without encoding the others again.
+func (o *Object[T]) EncodeOver(ctx context.Context, base tftypes.Value, in *T, names ...string) (tftypes.Value, error) {
+	var attrs map[string]tftypes.Value
+	if !base.IsKnown() || base.IsNull() || !base.Type().Equal(o.typ) {
+		return tftypes.Value{}, fmt.Errorf("the base is not a known object of the type")
+	}
+	if err := base.As(&attrs); err != nil {
+		return tftypes.Value{}, err
+	}
+	src := reflect.ValueOf(in).Elem()
+	for _, name := range names {
+		f, ok := o.field(name)
+		if !ok {
+			return tftypes.Value{}, fmt.Errorf("no attribute %q", name)
+		}
+		tv, err := o.encodeField(ctx, src, f)
+		if err != nil {
+			return tftypes.Value{}, err
+		}
+		attrs[name] = tv
+	}
+	return newObject(o.typ, attrs)
+}
+
+func (o *Object[T]) field(name string) (objectField, bool) {
+	for _, f := range o.fields {
+		if f.name == name {
+			return f, true
+		}
+	}
+	return objectField{}, false
 }
 
 // newObject is tftypes.NewValue of an object, with the panic of a value

@@ -75,3 +75,31 @@ func TestNewObject_RefusesAStructThatDoesNotMatchTheObject(t *testing.T) {
 		t.Fatalf("round trip gives %+v, want %+v", out, in)
 	}
 }
+
+// EncodeOver replaces only the named attributes of the base object.
+func TestObjectEncodeOver_ReplacesOnlyTheNamedAttributes(t *testing.T) {
+	ctx := context.Background()
+	o, err := NewObject[objectGood](ctx, objectTestType)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := o.Encode(ctx, &objectGood{Name: types.StringValue("a"), Count: types.Int64Value(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := objectGood{Name: types.StringValue("b"), Count: types.Int64Value(2)}
+	got, err := o.EncodeOver(ctx, base, &changed, "count")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out objectGood
+	if err := o.Decode(ctx, got, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Name.ValueString() != "a" || out.Count.ValueInt64() != 2 {
+		t.Fatalf("got %+v, want name a (the base's) and count 2", out)
+	}
+	if _, err := o.EncodeOver(ctx, base, &changed, "other"); err == nil {
+		t.Fatal("an attribute the object does not have was accepted")
+	}
+}
