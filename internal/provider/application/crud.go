@@ -359,59 +359,41 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	wait := state.Wait.IsNull() || state.Wait.ValueBool()
-	resp.Diagnostics.Append(r.deleteApp(ctx, state.Namespace.ValueString(), state.Name.ValueString(), wait,
-		state.timeout(ctx, "delete", defaultDeleteTimeout), readPrivate(ctx, req.Private))...)
+	resp.Diagnostics.Append(r.deleteApp(ctx, &state, readPrivate(ctx, req.Private))...)
 }
+
+// deleteReads are the attributes a delete reads of the state.
+var deleteReads = []string{"namespace", "name", "wait", "timeouts"}
 
 // DeleteValues is Delete on the prior state's value and the private state's
-// keys (the protocol shortcut of deletes asks this): it reads only the
-// namespace, the name, wait and timeouts.delete. It declines, having done
-// nothing, when the state does not hold them.
+// keys (the protocol shortcut of deletes asks this): it decodes only the
+// attributes of deleteReads. It declines, having done nothing, when the
+// state does not hold them.
 func (r *Resource) DeleteValues(ctx context.Context, prior tftypes.Value, private map[string][]byte) (diag.Diagnostics, bool) {
-	var attrs map[string]tftypes.Value
-	if prior.As(&attrs) != nil {
+	o, err := modelObject()
+	if err != nil {
 		return nil, false
 	}
-	var ns, name string
-	if attrs["namespace"].As(&ns) != nil || attrs["name"].As(&name) != nil || ns == "" || name == "" {
+	var state applicationModel
+	if o.DecodeOnly(ctx, prior, &state, deleteReads...) != nil {
 		return nil, false
 	}
-	wait := true
-	if w := attrs["wait"]; w.IsKnown() && !w.IsNull() {
-		if w.As(&wait) != nil {
-			return nil, false
-		}
-	}
-	timeout := defaultDeleteTimeout
-	if t := attrs["timeouts"]; t.IsKnown() && !t.IsNull() {
-		var ops map[string]tftypes.Value
-		if t.As(&ops) != nil {
-			return nil, false
-		}
-		if op := ops["delete"]; op.IsKnown() && !op.IsNull() {
-			var text string
-			if op.As(&text) != nil {
-				return nil, false
-			}
-			if d, err := time.ParseDuration(text); err == nil && d > 0 {
-				timeout = d
-			}
-		}
-	}
-	return r.deleteApp(ctx, ns, name, wait, timeout, privateFromMap(private)), true
+	return r.deleteApp(ctx, &state, privateFromMap(private)), true
 }
 
-// deleteApp deletes Application ns/name within timeout, waiting for it to
-// be gone when wait is set.
-func (r *Resource) deleteApp(ctx context.Context, ns, name string, wait bool, timeout time.Duration, priv privateState) diag.Diagnostics {
+// deleteApp deletes the Application of state (of which it reads only the
+// attributes of deleteReads) within timeouts.delete, waiting for it to be
+// gone unless wait is false.
+func (r *Resource) deleteApp(ctx context.Context, state *applicationModel, priv privateState) diag.Diagnostics {
 	var diags diag.Diagnostics
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, state.timeout(ctx, "delete", defaultDeleteTimeout))
 	defer cancel()
 	cl := providerdata.ClusterClient(ctx, r.data, &diags)
 	if cl == nil {
 		return diags
 	}
+	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
+	wait := state.Wait.IsNull() || state.Wait.ValueBool()
 	if err := cl.Delete(ctx, ns, name, priv.UID, wait); err != nil {
 		diags.AddError(fmt.Sprintf("Cannot delete Application %s/%s", ns, name), deleteErrorText(ctx, cl, ns, name, priv, err))
 	}

@@ -87,6 +87,24 @@ func (o *Object[T]) Type() tftypes.Object { return o.typ }
 // Decode sets the fields of out from v, a known, non-null object of the
 // schema's type.
 func (o *Object[T]) Decode(ctx context.Context, v tftypes.Value, out *T) error {
+	return o.decode(ctx, v, out, o.fields)
+}
+
+// DecodeOnly sets only the fields of the named attributes of out from v: for
+// a caller that reads a few attributes of a large object.
+func (o *Object[T]) DecodeOnly(ctx context.Context, v tftypes.Value, out *T, names ...string) error {
+	fields := make([]objectField, 0, len(names))
+	for _, name := range names {
+		f, ok := o.field(name)
+		if !ok {
+			return fmt.Errorf("no attribute %q", name)
+		}
+		fields = append(fields, f)
+	}
+	return o.decode(ctx, v, out, fields)
+}
+
+func (o *Object[T]) decode(ctx context.Context, v tftypes.Value, out *T, fields []objectField) error {
 	if !v.IsKnown() || v.IsNull() {
 		return fmt.Errorf("cannot decode an unknown or null object")
 	}
@@ -95,7 +113,7 @@ func (o *Object[T]) Decode(ctx context.Context, v tftypes.Value, out *T) error {
 		return err
 	}
 	dst := reflect.ValueOf(out).Elem()
-	for _, f := range o.fields {
+	for _, f := range fields {
 		a, ok := attrs[f.name]
 		if !ok {
 			return fmt.Errorf("attribute %q is missing", f.name)

@@ -76,7 +76,7 @@ func TestNewObject_RefusesAStructThatDoesNotMatchTheObject(t *testing.T) {
 	}
 }
 
-// EncodeOver replaces only the named attributes of the base object.
+// EncodeOver replaces, and DecodeOnly reads, only the named attributes.
 func TestObjectEncodeOver_ReplacesOnlyTheNamedAttributes(t *testing.T) {
 	ctx := context.Background()
 	o, err := NewObject[objectGood](ctx, objectTestType)
@@ -101,5 +101,9 @@ func TestObjectEncodeOver_ReplacesOnlyTheNamedAttributes(t *testing.T) {
 	}
 	if _, err := o.EncodeOver(ctx, base, &changed, "other"); err == nil {
 		t.Fatal("an attribute the object does not have was accepted")
+	}
+	only := objectGood{Name: types.StringValue("untouched")}
+	if err := o.DecodeOnly(ctx, got, &only, "count"); err != nil || only.Name.ValueString() != "untouched" || only.Count.ValueInt64() != 2 {
+		t.Fatalf("DecodeOnly(count) gives %+v, %v", only, err)
 	}
 }
