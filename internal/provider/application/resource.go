@@ -2,7 +2,8 @@
 // (resource.go), model and change checks (model.go), plan (plan.go), DP's
 // checks with their plan and apply entry points (verdict.go) and the
 // previous document of the update checks (previous.go), create and update
-// (write.go), read and delete (crud.go), the private state (privatestate.go),
+// (write.go), the server-side apply body and write options (writebody.go),
+// refresh (read.go), delete (delete.go), the private state (privatestate.go),
 // the sensitive paths (paths.go), the redaction of sensitive values
 // (redact.go) and the resource's answers to the protocol shortcuts of
 // package fastpath (shortcuts.go).

@@ -4,99 +4,22 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/diagnostics"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
-// applyConfiguration is the server-side apply body of the Application.
-func applyConfiguration(plan *applicationModel, settings any) map[string]any {
-	metadata := map[string]any{
-		"name":      plan.Name.ValueString(),
-		"namespace": plan.Namespace.ValueString(),
-	}
-	if labels := stringMap(plan.Labels); len(labels) > 0 {
-		metadata["labels"] = labels
-	}
-	annotations := stringMap(plan.Annotations)
-	if plan.AllowDestructiveSettingsSwitch.ValueBool() {
-		if annotations == nil {
-			annotations = map[string]any{}
-		}
-		annotations[allowDestructiveSwitchAnnotation] = "true"
-	}
-	if len(annotations) > 0 {
-		metadata["annotations"] = annotations
-	}
-	spec := map[string]any{
-		"packageName":           plan.PackageName.ValueString(),
-		"packageVersion":        plan.PackageVersion.ValueString(),
-		"packageRepositoryName": plan.PackageRepositoryName.ValueString(),
-	}
-	if v := plan.ReleaseChannel.ValueString(); v != "" {
-		spec["releaseChannel"] = v
-	}
-	if v := plan.Maintenance.ValueString(); v != "" {
-		spec["maintenance"] = v
-	}
-	if settings != nil {
-		spec["settings"] = settings
-	}
-	return map[string]any{
-		"apiVersion": dpapi.ApplicationGVR.GroupVersion().String(),
-		"kind":       "Application",
-		"metadata":   metadata,
-		"spec":       spec,
-	}
-}
-
-// fieldManager is the resource's field manager, else the provider's.
-func (r *Resource) fieldManager(m *applicationModel) string {
-	if m != nil && !m.FieldManager.IsNull() && !m.FieldManager.IsUnknown() && m.FieldManager.ValueString() != "" {
-		return m.FieldManager.ValueString()
-	}
-	if r.data != nil && r.data.FieldManager != "" {
-		return r.data.FieldManager
-	}
-	return providerdata.DefaultFieldManager
-}
-
-// readsImportedSettings reports whether the provider's import_settings is
-// "read": the state of an Application imported and not yet written holds its
-// spec.settings.
-func (r *Resource) readsImportedSettings() bool { return r.data != nil && r.data.ImportSettingsRead }
-
-func (r *Resource) forceConflicts(m *applicationModel) bool {
-	if m != nil && !m.ForceConflicts.IsNull() && !m.ForceConflicts.IsUnknown() {
-		return m.ForceConflicts.ValueBool()
-	}
-	return r.data != nil && r.data.ForceConflicts
-}
-
-// Read refreshes the state from the Application in the cluster. An
-// Application of the same namespace and name but another UID than the one
-// this state recorded is not the one it manages (someone deleted that one
-// and created another): the resource is removed from the state with a
-// warning, so a later destroy never deletes the newcomer.
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state applicationModel
 	resp.Diagnostics.Append(getModel(ctx, req.State, &state)...)
@@ -351,119 +274,4 @@ func ownedMetadataKeys(obj *unstructured.Unstructured, manager string) map[strin
 		}
 	}
 	return out
-}
-
-func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state applicationModel
-	resp.Diagnostics.Append(getModel(ctx, req.State, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(r.deleteApp(ctx, &state, readPrivate(ctx, req.Private))...)
-}
-
-// deleteReads are the attributes a delete reads of the state.
-var deleteReads = []string{"namespace", "name", "wait", "timeouts"}
-
-// DeleteValues is Delete on the prior state's value and the private state's
-// keys (the protocol shortcut of deletes asks this): it decodes only the
-// attributes of deleteReads. It declines, having done nothing, when the
-// state does not hold them.
-func (r *Resource) DeleteValues(ctx context.Context, prior tftypes.Value, private map[string][]byte) (diag.Diagnostics, bool) {
-	o, err := modelObject()
-	if err != nil {
-		return nil, false
-	}
-	var state applicationModel
-	if o.DecodeOnly(ctx, prior, &state, deleteReads...) != nil {
-		return nil, false
-	}
-	return r.deleteApp(ctx, &state, privateFromMap(private)), true
-}
-
-// deleteApp deletes the Application of state (of which it reads only the
-// attributes of deleteReads) within timeouts.delete, waiting for it to be
-// gone unless wait is false.
-func (r *Resource) deleteApp(ctx context.Context, state *applicationModel, priv privateState) diag.Diagnostics {
-	var diags diag.Diagnostics
-	ctx, cancel := context.WithTimeout(ctx, state.timeout(ctx, "delete", defaultDeleteTimeout))
-	defer cancel()
-	cl := providerdata.ClusterClient(ctx, r.data, &diags)
-	if cl == nil {
-		return diags
-	}
-	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	wait := state.Wait.IsNull() || state.Wait.ValueBool()
-	if err := cl.Delete(ctx, ns, name, priv.UID, wait); err != nil {
-		diags.AddError(fmt.Sprintf("Cannot delete Application %s/%s", ns, name), deleteErrorText(ctx, cl, ns, name, priv, err))
-	}
-	return diags
-}
-
-// deleteErrorText is a failed delete's error with the secrets redacted from
-// the DP status it quotes: the values sensitive_settings wrote are read from
-// the Application (on a context of its own, since the delete's may have
-// ended); when it cannot be read, DP's status is left out.
-func deleteErrorText(ctx context.Context, cl *dpclient.Client, ns, name string, priv privateState, err error) string {
-	text := err.Error()
-	if len(priv.SensitivePaths) == 0 && !priv.Imported {
-		return text
-	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	obj, gerr := cl.GetApplication(rctx, ns, name)
-	if gerr != nil {
-		if i := strings.Index(text, ". Last status: "); i >= 0 {
-			return text[:i] + ". (DP's last status is left out: it may quote secrets, and the Application could not be read to redact them.)"
-		}
-		return text
-	}
-	if priv.Imported {
-		settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
-		return newRedactor(settings).Redact(text)
-	}
-	values, keys := secretsInCluster(obj, priv.SensitivePaths)
-	return newRedactor(values).WithKeys(keys).Redact(text)
-}
-
-// dpFieldRef is how DP's texts name a settings field: field "a.b[0].c".
-var dpFieldRef = regexp.MustCompile(`field "([^"]+)"`)
-
-// dpFieldPath maps the first field DP's text names to the attribute path of
-// settings or sensitive_settings that holds it.
-func dpFieldPath(text string, settings, sensitive any) (path.Path, bool) {
-	m := dpFieldRef.FindStringSubmatch(text)
-	if m == nil {
-		return path.Path{}, false
-	}
-	var p engine.Path
-	for _, part := range strings.Split(m[1], ".") {
-		name, rest, _ := strings.Cut(part, "[")
-		if name != "" {
-			p = p.Key(name)
-		}
-		for rest != "" {
-			idx, after, ok := strings.Cut(rest, "]")
-			if !ok {
-				break
-			}
-			n, err := strconv.Atoi(idx)
-			if err != nil {
-				return path.Path{}, false
-			}
-			p = p.Index(n)
-			rest = strings.TrimPrefix(after, "[")
-		}
-	}
-	root := path.Root("settings")
-	if sensitive != nil && problemInSensitive(settings, sensitive, p) {
-		root = path.Root("sensitive_settings")
-	}
-	return diagnostics.AttributePath(root, p), true
-}
-
-// fullyKnown reports whether a dynamic value holds no unknown part.
-func fullyKnown(ctx context.Context, v types.Dynamic) bool {
-	tv, err := v.ToTerraformValue(ctx)
-	return err == nil && tv.IsFullyKnown()
 }

@@ -1,0 +1,96 @@
+package application
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
+)
+
+func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state applicationModel
+	resp.Diagnostics.Append(getModel(ctx, req.State, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(r.deleteApp(ctx, &state, readPrivate(ctx, req.Private))...)
+}
+
+// deleteReads are the attributes a delete reads of the state.
+var deleteReads = []string{"namespace", "name", "wait", "timeouts"}
+
+// DeleteValues is Delete on the prior state's value and the private state's
+// keys (the protocol shortcut of deletes asks this): it decodes only the
+// attributes of deleteReads. It declines, having done nothing, when the
+// state does not hold them.
+func (r *Resource) DeleteValues(ctx context.Context, prior tftypes.Value, private map[string][]byte) (diag.Diagnostics, bool) {
+	o, err := modelObject()
+	if err != nil {
+		return nil, false
+	}
+	var state applicationModel
+	if o.DecodeOnly(ctx, prior, &state, deleteReads...) != nil {
+		return nil, false
+	}
+	return r.deleteApp(ctx, &state, privateFromMap(private)), true
+}
+
+// deleteApp deletes the Application of state (of which it reads only the
+// attributes of deleteReads) within timeouts.delete, waiting for it to be
+// gone unless wait is false.
+func (r *Resource) deleteApp(ctx context.Context, state *applicationModel, priv privateState) diag.Diagnostics {
+	var diags diag.Diagnostics
+	ctx, cancel := context.WithTimeout(ctx, state.timeout(ctx, "delete", defaultDeleteTimeout))
+	defer cancel()
+	cl := providerdata.ClusterClient(ctx, r.data, &diags)
+	if cl == nil {
+		return diags
+	}
+	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
+	wait := state.Wait.IsNull() || state.Wait.ValueBool()
+	if err := cl.Delete(ctx, ns, name, priv.UID, wait); err != nil {
+		diags.AddError(fmt.Sprintf("Cannot delete Application %s/%s", ns, name), deleteErrorText(ctx, cl, ns, name, priv, err))
+	}
+	return diags
+}
+
+// deleteErrorText is a failed delete's error with the secrets redacted from
+// the DP status it quotes: the values sensitive_settings wrote are read from
+// the Application (on a context of its own, since the delete's may have
+// ended); when it cannot be read, DP's status is left out.
+func deleteErrorText(ctx context.Context, cl *dpclient.Client, ns, name string, priv privateState, err error) string {
+	text := err.Error()
+	if len(priv.SensitivePaths) == 0 && !priv.Imported {
+		return text
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	obj, gerr := cl.GetApplication(rctx, ns, name)
+	if gerr != nil {
+		if i := strings.Index(text, ". Last status: "); i >= 0 {
+			return text[:i] + ". (DP's last status is left out: it may quote secrets, and the Application could not be read to redact them.)"
+		}
+		return text
+	}
+	if priv.Imported {
+		settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
+		return newRedactor(settings).Redact(text)
+	}
+	values, keys := secretsInCluster(obj, priv.SensitivePaths)
+	return newRedactor(values).WithKeys(keys).Redact(text)
+}
+
+// dpFieldRef is how DP's texts name a settings field: field "a.b[0].c".
+var dpFieldRef = regexp.MustCompile(`field "([^"]+)"`)
+
+// dpFieldPath maps the first field DP's text names to the attribute path of
+// settings or sensitive_settings that holds it.
