@@ -48,10 +48,9 @@ const (
 )
 
 var (
-	_ provider.Provider                  = &DeckhouseProvider{}
-	_ provider.ProviderWithFunctions     = &DeckhouseProvider{}
-	_ provider.ProviderWithListResources = &DeckhouseProvider{}
-
+	_ provider.Provider                       = &DeckhouseProvider{}
+	_ provider.ProviderWithFunctions          = &DeckhouseProvider{}
+	_ provider.ProviderWithListResources      = &DeckhouseProvider{}
 	_ provider.ProviderWithEphemeralResources = &DeckhouseProvider{}
 )
 
