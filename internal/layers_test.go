@@ -50,6 +50,9 @@ func TestLayers_ImportRules(t *testing.T) {
 		{pkg: "internal/provider/functions", mayNot: kube, onlyOwn: adapterBase[:3]},
 		{pkg: "internal/provider/application", onlyOwn: adapterBase},
 		{pkg: "internal/provider/datasources", onlyOwn: adapterBase},
+		// The ephemeral resources open data sources: they build on them and
+		// on what those build on.
+		{pkg: "internal/provider/ephemerals", onlyOwn: append(append([]string{}, adapterBase...), "internal/provider/datasources")},
 	}
 	imports := map[string][]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -26,6 +27,7 @@ import (
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/application"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/datasources"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/ephemerals"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/functions"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
@@ -46,9 +48,10 @@ const (
 )
 
 var (
-	_ provider.Provider                  = &DeckhouseProvider{}
-	_ provider.ProviderWithFunctions     = &DeckhouseProvider{}
-	_ provider.ProviderWithListResources = &DeckhouseProvider{}
+	_ provider.Provider                       = &DeckhouseProvider{}
+	_ provider.ProviderWithFunctions          = &DeckhouseProvider{}
+	_ provider.ProviderWithListResources      = &DeckhouseProvider{}
+	_ provider.ProviderWithEphemeralResources = &DeckhouseProvider{}
 )
 
 // DeckhouseProvider is the provider implementation.
@@ -225,6 +228,7 @@ func (p *DeckhouseProvider) Configure(ctx context.Context, req provider.Configur
 	resp.DataSourceData = data
 	resp.ResourceData = data
 	resp.ListResourceData = data
+	resp.EphemeralResourceData = data
 	p.configured.Store(data)
 }
 
@@ -314,6 +318,13 @@ func (p *DeckhouseProvider) DataSources(_ context.Context) []func() datasource.D
 		datasources.NewApplication,
 		datasources.NewApplications,
 		datasources.NewPackageVersions,
+	}
+}
+
+// EphemeralResources lists the ephemeral resources.
+func (p *DeckhouseProvider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
+	return []func() ephemeral.EphemeralResource{
+		ephemerals.NewApplication,
 	}
 }
 

@@ -62,7 +62,9 @@ func (d *ApplicationDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 			"configuration, `kubectl`, the DP console). An Application that does not exist is an error.\n\n" +
 			"`settings`, `effective_settings` and `last_applied_settings` are sensitive: `spec.settings` may hold values written through the " +
 			"write-only `sensitive_settings` of the `deckhouse_application` resource, and the object does not say which " +
-			"paths those are. Read a value with `nonsensitive()` only when you know it is not a secret.",
+			"paths those are. Read a value with `nonsensitive()` only when you know it is not a secret.\n\n" +
+			"A configuration that reads secrets from an Application should use the ephemeral resource `deckhouse_application` " +
+			"instead: it reads the same values and stores none of them in the plan or the state (Terraform 1.10, OpenTofu 1.11 or later).",
 		Attributes: map[string]schema.Attribute{
 			"id":                      str("`<namespace>/<name>`."),
 			"namespace":               schema.StringAttribute{Required: true, MarkdownDescription: "Namespace (project) of the Application."},
