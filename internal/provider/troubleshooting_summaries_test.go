@@ -112,7 +112,7 @@ type summaryIndex struct {
 	funcs    map[string][]*ast.FuncDecl // functions and methods by name
 	globals  map[string][]ast.Expr      // package-level constants and variables by name
 	fields   map[string][]ast.Expr      // values given to a struct field of that name
-	assigned map[*ast.Object][]ast.Expr // every value assigned to a local variable
+	files    map[string]*fileScope      // by file name
 	calls    map[string][]*ast.CallExpr // calls by the callee's name
 	params   map[*ast.Field]paramOwner  // the function a parameter belongs to
 	visiting map[ast.Expr]bool          // cycle guard
@@ -133,7 +133,7 @@ func loadSummaryIndex(t *testing.T) *summaryIndex {
 		funcs:    map[string][]*ast.FuncDecl{},
 		globals:  map[string][]ast.Expr{},
 		fields:   map[string][]ast.Expr{},
-		assigned: map[*ast.Object][]ast.Expr{},
+		files:    map[string]*fileScope{},
 		calls:    map[string][]*ast.CallExpr{},
 		params:   map[*ast.Field]paramOwner{},
 		visiting: map[ast.Expr]bool{},
@@ -153,7 +153,7 @@ func loadSummaryIndex(t *testing.T) *summaryIndex {
 			if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
 				return nil
 			}
-			f, err := parser.ParseFile(idx.fset, p, nil, 0)
+			f, err := parser.ParseFile(idx.fset, p, nil, parser.SkipObjectResolution)
 			if err != nil {
 				return err
 			}
@@ -222,9 +222,6 @@ func (idx *summaryIndex) add(f *ast.File) {
 		case *ast.ValueSpec:
 			for i, name := range n.Names {
 				if i < len(n.Values) {
-					if name.Obj != nil {
-						idx.assigned[name.Obj] = append(idx.assigned[name.Obj], n.Values[i])
-					}
 					if lit, ok := n.Values[i].(*ast.FuncLit); ok {
 						idx.addParams(lit.Type, name.Name)
 					}
@@ -233,20 +230,11 @@ func (idx *summaryIndex) add(f *ast.File) {
 		}
 		return true
 	})
+	idx.files[idx.fset.Position(f.Pos()).Filename] = newFileScope(f)
 }
 
+// addAssign records the fields and function literals an assignment sets.
 func (idx *summaryIndex) addAssign(a *ast.AssignStmt) {
-	if len(a.Rhs) == 1 {
-		if u, ok := a.Rhs[0].(*ast.UnaryExpr); ok && u.Op == token.RANGE {
-			// for _, v := range X: v stands for X's elements.
-			if len(a.Lhs) == 2 {
-				if id, ok := a.Lhs[1].(*ast.Ident); ok && id.Obj != nil {
-					idx.assigned[id.Obj] = append(idx.assigned[id.Obj], &ast.UnaryExpr{Op: token.RANGE, X: u.X})
-				}
-			}
-			return
-		}
-	}
 	if len(a.Lhs) != len(a.Rhs) {
 		return
 	}
@@ -256,13 +244,6 @@ func (idx *summaryIndex) addAssign(a *ast.AssignStmt) {
 		switch l := lhs.(type) {
 		case *ast.Ident:
 			name = l.Name
-			obj := l.Obj
-			if obj == nil && a.Tok == token.ASSIGN {
-				continue
-			}
-			if obj != nil {
-				idx.assigned[obj] = append(idx.assigned[obj], rhs)
-			}
 		case *ast.SelectorExpr:
 			name = l.Sel.Name
 			idx.fields[name] = append(idx.fields[name], rhs)
@@ -388,7 +369,7 @@ func (idx *summaryIndex) evalExpr(e ast.Expr, depth int) []string {
 	case *ast.Ident:
 		return idx.evalIdent(e, depth)
 	case *ast.SelectorExpr:
-		if x, ok := e.X.(*ast.Ident); ok && x.Obj == nil {
+		if x, ok := e.X.(*ast.Ident); ok && idx.isPackage(x) {
 			// pkg.Name: a constant of another package.
 			return idx.evalAll(idx.globals[e.Sel.Name], depth)
 		}
@@ -411,16 +392,21 @@ func (idx *summaryIndex) evalAll(exprs []ast.Expr, depth int) []string {
 }
 
 func (idx *summaryIndex) evalIdent(id *ast.Ident, depth int) []string {
-	if id.Obj == nil {
+	fs := idx.files[idx.fset.Position(id.Pos()).Filename]
+	if fs == nil {
+		return []string{hole}
+	}
+	d, ok := fs.resolve(id)
+	if !ok {
 		return idx.evalAll(idx.globals[id.Name], depth)
 	}
-	if f, ok := id.Obj.Decl.(*ast.Field); ok {
-		owner, ok := idx.params[f]
+	if d.param != nil {
+		owner, ok := idx.params[d.param]
 		if !ok {
 			return []string{hole}
 		}
 		at := owner.index
-		for i, n := range f.Names {
+		for i, n := range d.param.Names {
 			if n.Name == id.Name {
 				at += i
 			}
@@ -431,19 +417,19 @@ func (idx *summaryIndex) evalIdent(id *ast.Ident, depth int) []string {
 				out = append(out, idx.eval(call.Args[at], depth)...)
 			}
 		}
-		if len(out) == 0 {
-			return []string{hole}
-		}
 		return out
 	}
-	if vs, ok := id.Obj.Decl.(*ast.ValueSpec); ok && id.Obj.Kind == ast.Con {
-		for i, n := range vs.Names {
-			if n.Name == id.Name && i < len(vs.Values) {
-				return idx.eval(vs.Values[i], depth)
-			}
-		}
+	return idx.evalAll(d.values, depth)
+}
+
+// isPackage reports whether id names an imported package in its file.
+func (idx *summaryIndex) isPackage(id *ast.Ident) bool {
+	fs := idx.files[idx.fset.Position(id.Pos()).Filename]
+	if fs == nil || !fs.imports[id.Name] {
+		return false
 	}
-	return idx.evalAll(idx.assigned[id.Obj], depth)
+	_, local := fs.resolve(id)
+	return !local
 }
 
 func (idx *summaryIndex) evalCall(call *ast.CallExpr, depth int) []string {
@@ -454,7 +440,7 @@ func (idx *summaryIndex) evalCall(call *ast.CallExpr, depth int) []string {
 		if x, ok := sel.X.(*ast.Ident); ok && x.Name == "fmt" && sel.Sel.Name == "Sprintf" && len(call.Args) > 0 {
 			return idx.sprintf(call, depth)
 		}
-		if x, ok := sel.X.(*ast.Ident); ok && x.Obj == nil && (x.Name == "strings" || x.Name == "strconv" || x.Name == "fmt") {
+		if x, ok := sel.X.(*ast.Ident); ok && idx.isPackage(x) && (x.Name == "strings" || x.Name == "strconv" || x.Name == "fmt") {
 			return []string{hole}
 		}
 	}
@@ -678,4 +664,142 @@ func globsMeet(a, b []rune) bool {
 		return r
 	}
 	return meet(0, 0)
+}
+
+// fileScope resolves a file's local names: the parameters and variables of
+// the functions around a use. It stands in for a type checker, which would
+// need the compiled dependencies; shadowing inside one function is not
+// told apart (every value given to the name there counts).
+type fileScope struct {
+	funcs   []scopeFunc
+	imports map[string]bool
+}
+
+// scopeFunc is a function declaration or literal.
+type scopeFunc struct {
+	node ast.Node
+	typ  *ast.FuncType
+	body *ast.BlockStmt
+}
+
+// localDecl is what a local name stands for: a parameter, or the values
+// assigned to a variable.
+type localDecl struct {
+	param  *ast.Field
+	values []ast.Expr
+}
+
+func newFileScope(f *ast.File) *fileScope {
+	fs := &fileScope{imports: map[string]bool{}}
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		name := p[strings.LastIndex(p, "/")+1:]
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		fs.imports[name] = true
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			if n.Body != nil {
+				fs.funcs = append(fs.funcs, scopeFunc{node: n, typ: n.Type, body: n.Body})
+			}
+		case *ast.FuncLit:
+			fs.funcs = append(fs.funcs, scopeFunc{node: n, typ: n.Type, body: n.Body})
+		}
+		return true
+	})
+	return fs
+}
+
+// resolve finds the declaration of id in the innermost function around it
+// that declares the name; false when none does (a package-level name).
+func (fs *fileScope) resolve(id *ast.Ident) (localDecl, bool) {
+	var around []scopeFunc
+	for _, fn := range fs.funcs {
+		if fn.node.Pos() <= id.Pos() && id.Pos() < fn.node.End() {
+			around = append(around, fn)
+		}
+	}
+	// Innermost first: a function inside another starts later.
+	sort.Slice(around, func(i, j int) bool { return around[i].node.Pos() > around[j].node.Pos() })
+	for _, fn := range around {
+		if d, ok := fn.declares(id.Name); ok {
+			return d, true
+		}
+	}
+	return localDecl{}, false
+}
+
+// declares returns what name stands for in fn: a parameter, or every value
+// a variable of fn (declared in fn's own body, not in a nested function
+// literal) is given anywhere in fn.
+func (fn scopeFunc) declares(name string) (localDecl, bool) {
+	if fn.typ.Params != nil {
+		for _, f := range fn.typ.Params.List {
+			for _, n := range f.Names {
+				if n.Name == name {
+					return localDecl{param: f}, true
+				}
+			}
+		}
+	}
+	declared := false
+	var values []ast.Expr
+	ast.Inspect(fn.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			// Its own variables are its own; assignments to ours count.
+			ast.Inspect(n.Body, func(m ast.Node) bool {
+				if a, ok := m.(*ast.AssignStmt); ok && a.Tok == token.ASSIGN {
+					values = append(values, assignedTo(a, name)...)
+				}
+				return true
+			})
+			return false
+		case *ast.AssignStmt:
+			got := assignedTo(n, name)
+			if n.Tok == token.DEFINE && len(got) > 0 {
+				declared = true
+			}
+			values = append(values, got...)
+		case *ast.ValueSpec:
+			for i, id := range n.Names {
+				if id.Name == name {
+					declared = true
+					if i < len(n.Values) {
+						values = append(values, n.Values[i])
+					}
+				}
+			}
+		case *ast.RangeStmt:
+			if v, ok := n.Value.(*ast.Ident); ok && v.Name == name && n.Tok == token.DEFINE {
+				// for _, v := range X: v stands for X's elements.
+				declared = true
+				values = append(values, &ast.UnaryExpr{Op: token.RANGE, X: n.X})
+			}
+			if k, ok := n.Key.(*ast.Ident); ok && k.Name == name && n.Tok == token.DEFINE {
+				declared = true
+				values = append(values, &ast.BadExpr{})
+			}
+		}
+		return true
+	})
+	return localDecl{values: values}, declared
+}
+
+// assignedTo returns the values a assigns to the variable name.
+func assignedTo(a *ast.AssignStmt, name string) []ast.Expr {
+	var out []ast.Expr
+	for i, lhs := range a.Lhs {
+		if id, ok := lhs.(*ast.Ident); ok && id.Name == name {
+			if len(a.Lhs) == len(a.Rhs) {
+				out = append(out, a.Rhs[i])
+			} else {
+				out = append(out, &ast.BadExpr{}) // one of several results
+			}
+		}
+	}
+	return out
 }
