@@ -66,6 +66,17 @@ func TestModuleTests_PassWithNoClusterOnEveryCLI(t *testing.T) {
 				if len(tests) == 0 {
 					t.Fatalf("examples/%s has no tests/*.tftest.hcl", rel)
 				}
+				expectsFailure := false
+				for _, f := range tests {
+					b, err := os.ReadFile(f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					expectsFailure = expectsFailure || bytes.Contains(b, []byte("expect_failures"))
+				}
+				if !expectsFailure {
+					t.Fatalf("examples/%s/tests has no run that expects the settings check to fail (expect_failures)", rel)
+				}
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 				cmd := exec.CommandContext(ctx, path, "-chdir="+dir, "test", "-no-color")
 				cmd.Env = env
