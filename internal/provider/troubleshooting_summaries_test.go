@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,10 +59,10 @@ func TestTroubleshootingGuide_ListsEverySummary(t *testing.T) {
 	}
 	sort.Strings(unreadable)
 	sort.Strings(missing)
-	for _, w := range slicesCompact(unreadable) {
+	for _, w := range slices.Compact(unreadable) {
 		t.Errorf("%s: the summary is not text the test can read: build it from literals and constants", w)
 	}
-	for _, m := range slicesCompact(missing) {
+	for _, m := range slices.Compact(missing) {
 		t.Errorf("summary %s is missing from %s", m, troubleshootingGuide)
 	}
 }
@@ -587,16 +588,6 @@ func allWords(texts []string) bool {
 
 func printable(s string) string {
 	return strings.ReplaceAll(s, hole, "…")
-}
-
-func slicesCompact(s []string) []string {
-	var out []string
-	for i, x := range s {
-		if i == 0 || x != s[i-1] {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 var (
