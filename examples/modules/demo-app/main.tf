@@ -19,6 +19,21 @@ locals {
   } : k => v if v != null }
 }
 
+# With package_path, the settings are checked offline against the package
+# folder before the plan reads anything from the cluster: a precondition that
+# module tests (tests/*.tftest.hcl) can expect to fail, with no cluster.
+data "deckhouse_package" "this" {
+  count = var.package_path == null ? 0 : 1
+  path  = var.package_path
+}
+
+locals {
+  settings_problems = var.package_path == null ? [] : provider::deckhouse::validate_settings(
+    data.deckhouse_package.this[0].published_settings_schema,
+    local.settings,
+  )
+}
+
 resource "deckhouse_application" "this" {
   name                    = var.name
   namespace               = var.namespace
@@ -33,4 +48,11 @@ resource "deckhouse_application" "this" {
 
   immutable_field_change            = "error"
   allow_destructive_settings_switch = var.allow_destructive_settings_switch
+
+  lifecycle {
+    precondition {
+      condition     = length(local.settings_problems) == 0
+      error_message = "DP would reject the settings: ${join("; ", [for p in local.settings_problems : "${p.path}: ${p.message}"])}"
+    }
+  }
 }

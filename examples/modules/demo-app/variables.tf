@@ -19,6 +19,12 @@ variable "package_version" {
   type        = string
 }
 
+variable "package_path" {
+  description = "Folder of the demo-app package version deployed (the one holding openapi/). When set, the plan checks the settings against it offline first; module tests set it and need no cluster."
+  type        = string
+  default     = null
+}
+
 variable "package_repository" {
   description = "Name of the PackageRepository the package comes from."
   type        = string
