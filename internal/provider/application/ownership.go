@@ -152,15 +152,19 @@ func splitOwnedSettings(obj *unstructured.Unstructured, manager string, settings
 }
 
 // foreignSettings returns the part of the settings of obj this manager does
-// not own (nil when none, or when the manager never applied obj).
+// not own (nil when none): all of them when the manager never applied obj
+// (right after an import), since its apply removes no key it does not own.
 func foreignSettings(obj *unstructured.Unstructured, manager string) any {
 	if obj == nil {
 		return nil
 	}
 	settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
 	own, ok := readSettingsOwnership(obj, manager)
-	if !ok || settings == nil {
+	if settings == nil {
 		return nil
+	}
+	if !ok {
+		return settings
 	}
 	var paths [][]string
 	_, foreign := splitSettings(settings, own.mine, nil, &paths)
