@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -68,6 +69,19 @@ func warnsOwnedBy(t *testing.T, step string, res tofuResult, manager string, pat
 	}
 }
 
+// refreshedByShortcut fails unless the refresh of the run logged since the
+// log was truncated was answered by the protocol shortcut (when the
+// shortcuts are on): the warning it checks came from that path.
+func refreshedByShortcut(t *testing.T, c *tofuCLI) {
+	t.Helper()
+	if os.Getenv("DECKHOUSE_PROVIDER_SHORTCUTS") != "" {
+		return
+	}
+	if !strings.Contains(c.file(filepath.Base(c.logPath)), "refresh of an unchanged resource answered by the protocol shortcut") {
+		t.Fatal("the refresh of the recorded resourceVersion was not answered by the shortcut")
+	}
+}
+
 // TestAccApplication_ImportThenAdjustTakesOverAndStoresNoForeignSecret: an
 // Application that kubectl create wrote (an Update manager owning every
 // key, one of them a secret quoted by DP's texts) is imported, in both
@@ -129,11 +143,13 @@ func TestAccApplication_ImportThenAdjustTakesOverAndStoresNoForeignSecret(t *tes
 				// and the refresh through the shortcut warns as well.
 				e.setSummaryMessage("app", "admin login with password "+marker+" verified")
 				s.ok("apply", "-refresh-only", "-auto-approve")
+				_ = os.Truncate(c.logPath, 0)
 				res = s.run("plan", "-detailed-exitcode", "-out=next.tfplan")
 				if res.Code != 0 {
 					t.Fatalf("plan of the recorded resourceVersion: exit %d, want 0:\n%s", res.Code, res.Output())
 				}
 				warnsOwnedBy(t, "plan of the recorded resourceVersion", res, "kubectl-create", "domain", "auth")
+				refreshedByShortcut(t, c)
 				if !strings.Contains(c.file("terraform.tfstate"), "admin login with password (sensitive value) verified") {
 					t.Fatalf("the state does not hold DP's message redacted:\n%s", c.file("terraform.tfstate"))
 				}
@@ -188,11 +204,13 @@ func TestAccApplication_KeyOfAnotherManagerBesideNoSettingsPlansCleanAndWarns(t 
 				}
 				warnsOwnedBy(t, "plan", res, "kubectl-edit", tc.path)
 				s.ok("apply", "-refresh-only", "-auto-approve")
+				_ = os.Truncate(c.logPath, 0)
 				res = s.run("plan", "-detailed-exitcode", "-out=next.tfplan")
 				if res.Code != 0 {
 					t.Fatalf("plan of the recorded resourceVersion: exit %d, want 0:\n%s", res.Code, res.Output())
 				}
 				warnsOwnedBy(t, "plan of the recorded resourceVersion", res, "kubectl-edit", tc.path)
+				refreshedByShortcut(t, c)
 				s.scan("plans")
 			})
 		}
