@@ -107,3 +107,20 @@ func TestRedaction_FollowsWhatTheStateHolds(t *testing.T) {
 		})
 	}
 }
+
+// TestRedaction_WaitLearnsTheAppliedApplication: the wait's texts (its log
+// lines) are redacted with the values of the applied Application's settings
+// this configuration does not set, learnt when the apply returns and before
+// the wait starts.
+func TestRedaction_WaitLearnsTheAppliedApplication(t *testing.T) {
+	plan := appState()
+	wr := &writeRequest{plan: &plan, settings: map[string]any{"replicas": int64(3)}, secrets: newRedactor(nil)}
+	req := wr.request()
+	if req.Applied == nil || req.Wait == nil {
+		t.Fatal("the write request neither learns from the apply nor waits")
+	}
+	req.Applied(appWithForeignSecret())
+	if got := req.Wait.Redact(foreignSecretText); strings.Contains(got, "FOREIGN-SECRET") {
+		t.Errorf("the wait's redaction misses the other manager's value: %s", got)
+	}
+}

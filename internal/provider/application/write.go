@@ -338,9 +338,11 @@ func writeError(wr *writeRequest, op, text string) diag.Diagnostics {
 // request is the write of wr for dpclient: the apply and, when the resource
 // waits, the wait for DP's verdict.
 func (wr *writeRequest) request() dpclient.WriteRequest {
-	req := dpclient.WriteRequest{Object: wr.body, ApplyOptions: wr.opts}
+	// The wait's log lines are redacted with what the applied Application
+	// teaches too (another manager's values beside this configuration's).
+	req := dpclient.WriteRequest{Object: wr.body, ApplyOptions: wr.opts, Applied: wr.learn}
 	if wr.plan.Wait.ValueBool() {
-		req.Wait = &dpclient.WaitOptions{Condition: wr.plan.waitFor(), Redact: wr.secrets.Redact}
+		req.Wait = &dpclient.WaitOptions{Condition: wr.plan.waitFor(), Redact: func(s string) string { return wr.secrets.Redact(s) }}
 	}
 	return req
 }
