@@ -69,6 +69,9 @@ type WriteRequest struct {
 	ApplyOptions
 	// Wait, when set, waits for DP's verdict on the written generation.
 	Wait *WaitOptions
+	// Applied, when set, is called with the Application the apply returned,
+	// before the wait (for a caller whose redaction depends on it).
+	Applied func(*unstructured.Unstructured)
 }
 
 // WriteResult is what a write did.
@@ -136,6 +139,9 @@ func (c *Client) Write(ctx context.Context, req WriteRequest) (res WriteResult) 
 		res.Adopted = true
 		c.log(ctx, "adopted an Application an earlier create of this provider wrote", map[string]any{"namespace": ns, "name": name, "mark": adopt.value})
 		c.unmark(ctx, ns, name, req.FieldManager, adopt.value)
+	}
+	if res.Outcome == Applied && req.Applied != nil {
+		req.Applied(obj)
 	}
 	if res.Outcome == Applied && req.Wait != nil {
 		res.Object, res.WaitErr = c.Wait(ctx, obj, *req.Wait)

@@ -3,9 +3,12 @@ package application
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -43,23 +46,51 @@ func contractApplication(replicas int) map[string]any {
 	}
 }
 
+// withForeignKey is the contract Application with a settings key another
+// field manager (an Update entry, as kubectl edit writes) added beside the
+// keys this provider's field manager applied.
+func withForeignKey() map[string]any {
+	o := contractApplication(2)
+	o["spec"].(map[string]any)["settings"].(map[string]any)["domain"] = "web.example.com"
+	o["metadata"].(map[string]any)["managedFields"] = []any{
+		map[string]any{"manager": providerdata.DefaultFieldManager, "operation": "Apply", "fieldsType": "FieldsV1",
+			"fieldsV1": map[string]any{"f:spec": map[string]any{"f:settings": map[string]any{"f:replicas": map[string]any{}, "f:ingress": map[string]any{"f:host": map[string]any{}}}}}},
+		map[string]any{"manager": "kubectl-edit", "operation": "Update", "fieldsType": "FieldsV1",
+			"fieldsV1": map[string]any{"f:spec": map[string]any{"f:settings": map[string]any{"f:domain": map[string]any{}}}}},
+	}
+	return o
+}
+
 // The refresh shortcut answers ReadResource as the framework does: the same
-// state, private data and identity when the Application still has the
+// state, private data, identity and diagnostics (the warning naming the
+// settings other field managers own) when the Application still has the
 // recorded UID and resourceVersion, whether or not the client sends an
 // identity, and it leaves everything else to the framework: a state without
 // the record, drift, a status-only change, a new resourceVersion of an equal
 // object (the framework records it), another Application of the same name, a
-// deleted Application and a pending update.
+// deleted Application and a pending update. Whichever answers, one call
+// reads the Application once: what the shortcut read is handed over to the
+// framework's Read.
 func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
 		name         string
 		served       map[string]any // nil: 404
+		prior        map[string]any // the Application the prior state was refreshed from; nil: contractApplication(2)
 		private      string
 		identity     *[2]string // the identity the client sends; nil: none (a client without identity support)
 		wantShortcut bool
+		wantWarning  string
 	}{
 		{name: "unchanged", served: contractApplication(2), private: recorded("7"), identity: &[2]string{"demo", "app"}, wantShortcut: true},
+		{name: "unchanged, settings of another field manager", served: withForeignKey(), prior: withForeignKey(), private: recorded("7"),
+			identity: &[2]string{"demo", "app"}, wantShortcut: true, wantWarning: "settings.domain (kubectl-edit)"},
+		{name: "unchanged, settings of another field manager, client without identity", served: withForeignKey(), prior: withForeignKey(),
+			private: recorded("7"), wantShortcut: true, wantWarning: "settings.domain (kubectl-edit)"},
+		{name: "changed, settings of another field manager", served: servedAt("8", func(o map[string]any) {
+			f := withForeignKey()
+			o["spec"], o["metadata"].(map[string]any)["managedFields"] = f["spec"], f["metadata"].(map[string]any)["managedFields"]
+		}), private: recorded("7")},
 		{name: "unchanged, client without identity", served: contractApplication(2), private: recorded("7"), wantShortcut: true},
 		{name: "resourceVersion not recorded", served: contractApplication(2), private: `{"sensitive_paths":"W10=","uid":"InVpZC0xIg=="}`, identity: &[2]string{"demo", "app"}},
 		{name: "identity of another Application", served: contractApplication(2), private: recorded("7"), identity: &[2]string{"demo", "other"}},
@@ -85,7 +116,9 @@ func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			var reads atomic.Int32
 			api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				reads.Add(1)
 				if r.URL.Path != "/apis/deckhouse.io/v1alpha1/namespaces/demo/applications/app" || tt.served == nil {
 					w.Header().Set("Content-Type", "application/json")
 					w.WriteHeader(http.StatusNotFound)
@@ -100,7 +133,11 @@ func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
 			// The prior state is what a refresh of the unchanged Application records.
 			prior := appState()
 			r := &Resource{}
-			raw, _ := json.Marshal(contractApplication(2))
+			from := tt.prior
+			if from == nil {
+				from = contractApplication(2)
+			}
+			raw, _ := json.Marshal(from)
 			var obj unstructured.Unstructured
 			if err := obj.UnmarshalJSON(raw); err != nil {
 				t.Fatal(err)
@@ -115,12 +152,28 @@ func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
 				req.CurrentIdentity = encodeIdentity(t, tt.identity[0], tt.identity[1])
 			}
 			s := newServers(t, api.URL, "")
-			got, want, ok := compare(t, s, tt.wantShortcut, req, tfprotov6.ProviderServer.ReadResource)
+			shortcutReads := int32(-1)
+			read := func(srv tfprotov6.ProviderServer, ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+				before := reads.Load()
+				resp, err := srv.ReadResource(ctx, req)
+				if srv == s.shortcut {
+					shortcutReads = reads.Load() - before
+				}
+				return resp, err
+			}
+			got, want, ok := compare(t, s, tt.wantShortcut, req, read)
+			if shortcutReads != 1 {
+				t.Errorf("the call read the Application %d times, want once", shortcutReads)
+			}
 			if !ok {
 				return
 			}
-			if len(want.Diagnostics) > 0 {
-				t.Fatalf("framework diagnostics: %v", want.Diagnostics[0])
+			if !reflect.DeepEqual(got.Diagnostics, want.Diagnostics) {
+				t.Errorf("diagnostics differ:\n shortcut  %s\n framework %s", protoDiagText(got.Diagnostics), protoDiagText(want.Diagnostics))
+			}
+			if text := protoDiagText(want.Diagnostics); !strings.Contains(text, tt.wantWarning) ||
+				(tt.wantWarning == "" && len(want.Diagnostics) > 0) {
+				t.Errorf("framework diagnostics %q, want the warning %q", text, tt.wantWarning)
 			}
 			if !decodeModel(t, got.NewState).Equal(decodeModel(t, want.NewState)) {
 				t.Errorf("state differs:\n shortcut  %v\n framework %v", decodeModel(t, got.NewState), decodeModel(t, want.NewState))
@@ -140,6 +193,15 @@ func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
 			}
 		})
 	}
+}
+
+// protoDiagText is every diagnostic's severity, summary and detail.
+func protoDiagText(diags []*tfprotov6.Diagnostic) string {
+	var b strings.Builder
+	for _, d := range diags {
+		fmt.Fprintf(&b, "%s %s: %s\n", d.Severity, d.Summary, d.Detail)
+	}
+	return b.String()
 }
 
 // recorded is the private data of a state written from the contract
@@ -193,7 +255,7 @@ func TestReadUnchanged_DecidesFromTheRecordAndTheStatesName(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := &Resource{data: &providerdata.Data{FieldManager: tt.providerManager, RequestTimeout: 10e9, Conn: dpclient.Config{Host: api.URL}}}
-			identity, ok := r.ReadUnchanged(context.Background(), tt.attrs, private)
+			identity, _, _, ok := r.ReadUnchanged(context.Background(), tt.attrs, private)
 			if ok != tt.want {
 				t.Fatalf("ReadUnchanged = %v, want %v", ok, tt.want)
 			}

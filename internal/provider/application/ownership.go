@@ -29,14 +29,19 @@ import (
 //     computed from the configuration alone (the foreign values stay out of
 //     the plan).
 //
-// Ownership is read from metadata.managedFields. An Application this field
-// manager has never applied (no entry of its own, for example right after an
-// import) keeps the earlier behaviour: every key is read.
+// Ownership is read per key from metadata.managedFields, whichever operation
+// (Apply or Update) wrote an entry. Of this manager's own Apply entry, a
+// missing f:settings (it applied no settings) and a field set without
+// members on a map (it applied settings = {}, or auth = {}) own no key of
+// that map: only a scalar or an atomic value (a list) is owned whole by a
+// member-less set. An Application this field manager has never applied (no
+// Apply entry of its own, for example right after an import) keeps the
+// earlier behaviour: every key is read.
 
 // settingsOwnership is who owns what under spec.settings.
 type settingsOwnership struct {
-	mine   map[string]any            // this manager's field set under f:spec/f:settings
-	others map[string]map[string]any // other managers' field sets, by manager
+	mine   map[string]any            // this manager's field set under f:spec/f:settings; empty when it applied none
+	others map[string]map[string]any // other managers' field sets, by manager (Apply and Update entries)
 }
 
 // readSettingsOwnership reads the field sets of spec.settings; ok is false
@@ -55,12 +60,15 @@ func readSettingsOwnership(obj *unstructured.Unstructured, manager string) (own 
 		set, _ := spec["f:settings"].(map[string]any)
 		if mf.Manager == manager && mf.Operation == metav1.ManagedFieldsOperationApply {
 			ok = true
-			own.mine = set
+			own.mine = mergeFieldSets(own.mine, set)
 			continue
 		}
 		if set != nil {
 			own.others[mf.Manager] = mergeFieldSets(own.others[mf.Manager], set)
 		}
+	}
+	if ok && own.mine == nil {
+		own.mine = map[string]any{}
 	}
 	return own, ok
 }
@@ -72,20 +80,13 @@ func mergeFieldSets(a, b map[string]any) map[string]any {
 	for k, v := range b {
 		av, _ := a[k].(map[string]any)
 		bv, _ := v.(map[string]any)
-		a[k] = mergeFieldSets(av, bv)
-	}
-	return a
-}
-
-// isLeafSet reports whether a field set entry owns the whole value (no
-// member fields listed).
-func isLeafSet(set map[string]any) bool {
-	for k := range set {
-		if strings.HasPrefix(k, "f:") || strings.HasPrefix(k, "k:") || strings.HasPrefix(k, "v:") || strings.HasPrefix(k, "i:") {
-			return false
+		if merged := mergeFieldSets(av, bv); merged != nil {
+			a[k] = merged
+		} else {
+			a[k] = map[string]any{}
 		}
 	}
-	return true
+	return a
 }
 
 // splitSettings splits the settings of the cluster into the part this
@@ -93,9 +94,12 @@ func isLeafSet(set map[string]any) bool {
 // foreign paths.
 func splitSettings(v any, mine map[string]any, at []string, foreignPaths *[][]string) (owned, foreign any) {
 	m, isMap := v.(map[string]any)
-	if !isMap || mine == nil || isLeafSet(mine) {
+	if !isMap {
+		// A scalar or an atomic value: the key's own entry owns it whole.
 		return v, nil
 	}
+	// A map: only the keys the set lists as members are owned; a set
+	// without members (settings = {}, auth = {}) or none owns no key.
 	ownedMap, foreignMap := map[string]any{}, map[string]any{}
 	for k, child := range m {
 		set, has := mine["f:"+k]
@@ -148,15 +152,19 @@ func splitOwnedSettings(obj *unstructured.Unstructured, manager string, settings
 }
 
 // foreignSettings returns the part of the settings of obj this manager does
-// not own (nil when none, or when the manager never applied obj).
+// not own (nil when none): all of them when the manager never applied obj
+// (right after an import), since its apply removes no key it does not own.
 func foreignSettings(obj *unstructured.Unstructured, manager string) any {
 	if obj == nil {
 		return nil
 	}
 	settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
 	own, ok := readSettingsOwnership(obj, manager)
-	if !ok || settings == nil {
+	if settings == nil {
 		return nil
+	}
+	if !ok {
+		return settings
 	}
 	var paths [][]string
 	_, foreign := splitSettings(settings, own.mine, nil, &paths)

@@ -81,13 +81,23 @@ func (o refreshOutcome) private(priv privateState) privateState {
 }
 
 // refresh updates state from the Application in the cluster (a GET, or the
-// namespace LIST shared with other reads).
+// namespace LIST shared with other reads; or what the refresh shortcut read
+// for this call before it handed the call on).
 func (r *Resource) refresh(ctx context.Context, state *applicationModel, priv privateState) (out refreshOutcome, diags diag.Diagnostics) {
+	namespace, name := state.Namespace.ValueString(), state.Name.ValueString()
+	if got, ok := takeHandedRead(ctx, namespace, name); ok {
+		return r.refreshFrom(ctx, state, priv, got.obj, got.err)
+	}
 	cl := providerdata.ClusterClient(ctx, r.data, &diags)
 	if cl == nil {
 		return out, diags
 	}
-	obj, err := cl.GetApplication(ctx, state.Namespace.ValueString(), state.Name.ValueString())
+	obj, err := cl.GetApplication(ctx, namespace, name)
+	return r.refreshFrom(ctx, state, priv, obj, err)
+}
+
+// refreshFrom is refresh on the answer of the read of the Application.
+func (r *Resource) refreshFrom(ctx context.Context, state *applicationModel, priv privateState, obj *unstructured.Unstructured, err error) (out refreshOutcome, diags diag.Diagnostics) {
 	if apierrors.IsNotFound(err) {
 		out.gone = true
 		return out, diags
@@ -197,7 +207,8 @@ func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *uns
 		}
 	}
 
-	m.Status = appstatus.Read(obj, redact).Value()
+	// DP's texts: without any value the state does not hold as settings.
+	m.Status = appstatus.Read(obj, redactNotHeld(obj, settings, redact)).Value()
 	m.LastAppliedSettings = lastAppliedValue(obj, appendForeignPaths(sensitivePaths, foreignPaths))
 	if m.EffectiveSettings.IsNull() || m.EffectiveSettings.IsUnknown() {
 		// Not computed by an apply: DP's record is the value once it is of

@@ -221,7 +221,14 @@ func (r *Resource) prepareWrite(ctx context.Context, plan, prior *applicationMod
 		merged = engine.Merge(settings, wr.sensitive)
 	}
 	wr.body = applyConfiguration(plan, merged)
-	wr.opts = dpclient.ApplyOptions{FieldManager: r.fieldManager(plan), Force: r.forceConflicts(plan), Create: prior == nil}
+	// The first write after an import takes over the fields this
+	// configuration sets from the manager that wrote the Application (kubectl
+	// create, the DP web interface, kubernetes_manifest): the import made it
+	// this resource's. Server-side apply forces only the fields of the apply
+	// configuration; keys this configuration does not set stay the other
+	// manager's.
+	takeOver := prior != nil && priv.Imported
+	wr.opts = dpclient.ApplyOptions{FieldManager: r.fieldManager(plan), Force: r.forceConflicts(plan) || takeOver, Create: prior == nil}
 	return wr, diags
 }
 
@@ -244,6 +251,7 @@ func (r *Resource) create(ctx context.Context, plan *applicationModel, sensitive
 	}
 	obj, waitErr := res.Object, res.WaitErr
 	logApplied(ctx, obj)
+	wr.learn(obj)
 	if waitErr != nil {
 		var marked string
 		switch {
@@ -292,6 +300,7 @@ func (r *Resource) update(ctx context.Context, plan, prior *applicationModel, se
 	}
 	obj, waitErr := res.Object, res.WaitErr
 	logApplied(ctx, obj)
+	wr.learn(obj)
 	r.written(ctx, wr, obj, waitErr, &w)
 	if waitErr != nil {
 		w.diags.AddError(fmt.Sprintf("%s: %s", wr.who, waitSummary(waitErr)),
@@ -299,6 +308,18 @@ func (r *Resource) update(ctx context.Context, plan, prior *applicationModel, se
 				"until DP has applied them, and the next apply writes them again and waits.")
 	}
 	return w
+}
+
+// learn adds to the write's redactor every value of the written
+// Application's settings that this configuration does not set (another
+// manager's keys), so that neither DP's texts in the recorded status nor
+// the write's diagnostics carry them.
+func (wr *writeRequest) learn(obj *unstructured.Unstructured) {
+	if obj == nil {
+		return
+	}
+	settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
+	wr.secrets = wr.secrets.WithValues(notHeld(settings, wr.settings))
 }
 
 // writeError reports a failed write, at the settings field DP's text names
@@ -317,9 +338,11 @@ func writeError(wr *writeRequest, op, text string) diag.Diagnostics {
 // request is the write of wr for dpclient: the apply and, when the resource
 // waits, the wait for DP's verdict.
 func (wr *writeRequest) request() dpclient.WriteRequest {
-	req := dpclient.WriteRequest{Object: wr.body, ApplyOptions: wr.opts}
+	// The wait's log lines are redacted with what the applied Application
+	// teaches too (another manager's values beside this configuration's).
+	req := dpclient.WriteRequest{Object: wr.body, ApplyOptions: wr.opts, Applied: wr.learn}
 	if wr.plan.Wait.ValueBool() {
-		req.Wait = &dpclient.WaitOptions{Condition: wr.plan.waitFor(), Redact: wr.secrets.Redact}
+		req.Wait = &dpclient.WaitOptions{Condition: wr.plan.waitFor(), Redact: func(s string) string { return wr.secrets.Redact(s) }}
 	}
 	return req
 }

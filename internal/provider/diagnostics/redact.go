@@ -100,6 +100,28 @@ func (r *Redactor) WithKeys(keys []string) *Redactor {
 	return out
 }
 
+// WithValues returns a Redactor that also replaces the values of docs (nil
+// documents are ignored), for secrets learnt after the first ones.
+func (r *Redactor) WithValues(docs ...any) *Redactor {
+	more := NewRedactor(docs...)
+	if len(more.all) == 0 {
+		return r
+	}
+	if r == nil {
+		return more
+	}
+	set := make(map[string]bool, len(r.all)+len(more.all))
+	for s := range r.all {
+		set[s] = true
+	}
+	for s := range more.all {
+		set[s] = true
+	}
+	out := &Redactor{}
+	out.build(set)
+	return out
+}
+
 // addStringForms adds a string secret in every form a text may carry it.
 func addStringForms(set map[string]bool, v string) {
 	if v == "" {

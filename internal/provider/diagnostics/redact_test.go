@@ -160,3 +160,23 @@ func TestRedact_EveryFormOfASecret(t *testing.T) {
 		t.Errorf("a text without secrets changed: %q", got)
 	}
 }
+
+// TestRedact_WithValuesAddsSecretsAndKeepsEarlierOnes: values learnt later
+// (another manager's settings seen in the written Application) are redacted
+// beside the earlier secrets and keys.
+func TestRedact_WithValuesAddsSecretsAndKeepsEarlierOnes(t *testing.T) {
+	t.Parallel()
+	r := NewRedactor(map[string]any{"password": "first-secret"}).WithKeys([]string{"secret-key"})
+	if got := r.WithValues(nil); got != r {
+		t.Errorf("no new value: want the same redactor")
+	}
+	got := r.WithValues(map[string]any{"auth": map[string]any{"token": "later-secret"}}).Redact("first-secret secret-key later-secret plain")
+	want := RedactedMarker + " " + RedactedMarker + " " + RedactedMarker + " plain"
+	if got != want {
+		t.Errorf("Redact = %q, want %q", got, want)
+	}
+	var none *Redactor
+	if none.WithValues("abcd").Redact("abcd") != RedactedMarker {
+		t.Errorf("a nil redactor with values does not redact them")
+	}
+}

@@ -14,9 +14,11 @@ import (
 func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
 	if req != nil && !s.off[shortcutRead] {
 		if t := s.target(req.TypeName); t != nil {
-			if resp, ok := s.readUnchanged(ctx, t, req); ok {
+			resp, next, ok := s.readUnchanged(ctx, t, req)
+			if ok {
 				return resp, nil
 			}
+			ctx = next
 		}
 	}
 	return s.ProviderServer.ReadResource(ctx, req)
@@ -24,49 +26,56 @@ func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRe
 
 // readUnchanged asks the configured resource whether a refresh changes
 // anything and, when nothing changed, answers with the current state and
-// private data as they came: the framework would decode them, find Read left
-// them alone, and encode them again. The identity is the one the client sent
-// when it sent one (the resource's must equal it), else the one the
-// resource's Read would set: the framework fills a missing identity with
-// what Read sets, for clients that send none (Terraform before 1.12). Anything
-// else (drift, a deleted object, an error, a resource that does not implement
-// UnchangedReader) goes to the framework, whose Read reads again.
-func (s *server) readUnchanged(ctx context.Context, t *target, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, bool) {
+// private data as they came, and the diagnostics the resource's Read would
+// give: the framework would decode them, find Read left them alone, and
+// encode them again. The identity is the one the client sent when it sent
+// one (the resource's must equal it), else the one the resource's Read would
+// set: the framework fills a missing identity with what Read sets, for
+// clients that send none (Terraform before 1.12). Anything else (drift, a
+// deleted object, an error, a resource that does not implement
+// UnchangedReader) goes to the framework with the context the resource
+// returned (next, ctx when it was not asked), in which it hands over what it
+// read.
+func (s *server) readUnchanged(ctx context.Context, t *target, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, context.Context, bool) {
 	cur := req.CurrentState
 	if cur == nil || len(cur.JSON) > 0 || len(cur.MsgPack) == 0 || isMsgPackNil(cur.MsgPack) {
-		return nil, false
+		return nil, ctx, false
 	}
 	private, ok := privateData(req.Private)
 	if !ok {
-		return nil, false
+		return nil, ctx, false
 	}
 	info := t.info
 	strs, err := topLevelStrings(cur.MsgPack)
 	if err != nil {
-		return nil, false
+		return nil, ctx, false
 	}
 	r, ok := s.configured(ctx, t)
 	if !ok {
-		return nil, false
+		return nil, ctx, false
 	}
 	reader, ok := r.(UnchangedReader)
 	if !ok {
-		return nil, false
+		return nil, ctx, false
 	}
-	identity, ok := reader.ReadUnchanged(ctx, strs, private)
-	if !ok {
-		return nil, false
+	identity, diags, next, ok := reader.ReadUnchanged(ctx, strs, private)
+	if next == nil {
+		next = ctx
+	}
+	if !ok || diags.HasError() {
+		return nil, next, false
 	}
 	newIdentity, ok := identityAnswer(info.identity, req.CurrentIdentity, identity)
 	if !ok {
-		return nil, false
+		return nil, next, false
 	}
 	tflog.Trace(ctx, "refresh of an unchanged resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
 	return &tfprotov6.ReadResourceResponse{
 		NewState:    cur,
 		Private:     req.Private,
 		NewIdentity: newIdentity,
-	}, true
+		Diagnostics: protoDiagnostics(ctx, diags),
+	}, next, true
 }
 
 // identityAnswer returns the identity of a refresh's answer: sent, when the

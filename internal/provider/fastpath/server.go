@@ -39,6 +39,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -116,12 +117,18 @@ type DestroyPlanner interface {
 // UnchangedReader is implemented by a resource whose refresh can tell that
 // nothing changed without the state's values. ReadUnchanged reports whether
 // the configured resource's Read would return state and private data exactly
-// as they came, and the identity Read would set (its string attributes by
-// name); any doubt is false. attrs holds the prior state's known, non-null
-// top-level string attributes, read from the request's bytes: the state is
-// never decoded into framework values, the costly part of a refresh.
+// as they came, the diagnostics Read would give with them (warnings: an
+// answer with an error is not an unchanged one), and the identity Read would
+// set (its string attributes by name); any doubt is false. attrs holds the
+// prior state's known, non-null top-level string attributes, read from the
+// request's bytes: the state is never decoded into framework values, the
+// costly part of a refresh. next is the context the call goes on with when
+// the shortcut does not answer (ok false, or an identity the framework must
+// judge): a resource that has read something hands it over to its Read
+// there, so that no read runs twice for one call.
 type UnchangedReader interface {
-	ReadUnchanged(ctx context.Context, attrs map[string]string, private Private) (identity map[string]string, ok bool)
+	ReadUnchanged(ctx context.Context, attrs map[string]string, private Private) (
+		identity map[string]string, diags diag.Diagnostics, next context.Context, ok bool)
 }
 
 // New returns framework with the shortcuts in front for the given resource
