@@ -22,17 +22,21 @@ import (
 
 // checkInput is everything the checks need, free of framework types.
 type checkInput struct {
-	namespace, name  string
-	packageName      string
-	version          string
-	repository       string // "" = resolve from ApplicationPackage
-	settings         any
-	sensitive        any
-	previous         any
-	hasPrevious      bool
-	previousIsRaw    bool // previous is spec.settings, not DP's effective settings
-	previousRaw      any  // oldSelf: see previousRawSettings
-	hasPreviousRaw   bool
+	namespace, name string
+	packageName     string
+	version         string
+	repository      string // "" = resolve from ApplicationPackage
+	settings        any
+	sensitive       any
+	previous        any
+	hasPrevious     bool
+	previousIsRaw   bool // previous is spec.settings, not DP's effective settings
+	previousRaw     any  // oldSelf: see previousRawSettings
+	hasPreviousRaw  bool
+	// versionChange: the update changes the package version (the installed
+	// status.currentVersion.version differs from version), so DP runs no
+	// oldSelf rule.
+	versionChange    bool
 	allowDestructive bool
 	immutableMode    string
 	required         bool // plan_checks = "required": what cannot be checked at plan is an error
@@ -49,7 +53,6 @@ type checkOutput struct {
 	repository string
 	effective  map[string]any
 	declared   declaredFunc // the properties of the settings schema (nil when it was not read)
-	grantPaths [][]string   // key paths of the fields bound to a project grant
 }
 
 func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any) checkInput {
@@ -79,8 +82,28 @@ func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any)
 			}
 		}
 		in.previousRaw, in.hasPreviousRaw = previousRawSettings(plan, prior, sensitive)
+		in.versionChange = versionChanges(installedVersion(prior.Status), in.version)
 	}
 	return in
+}
+
+// versionChanges reports whether an update to version changes the package
+// version DP has installed (installed "" = none reported: not a change). DP
+// runs the oldSelf rules only when the Application keeps its installed
+// version (DP's settings page, SETTINGS.md at commit 2257e81d, and its
+// webhook's test TestSettingsAreValidatedOnlyByAPVWhileVersionChanges).
+func versionChanges(installed, version string) bool {
+	return installed != "" && installed != version
+}
+
+// installedVersion is status.installed_version of a status attribute ("" when
+// unknown, null or absent).
+func installedVersion(status types.Object) string {
+	v, ok := status.Attributes()["installed_version"].(types.String)
+	if !ok {
+		return ""
+	}
+	return v.ValueString()
 }
 
 // previousRawSettings is what oldSelf is bound to: the settings as the user
@@ -190,7 +213,6 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 	}
 	fields := pkg.Fields()
 	run.out.declared = declaredPaths(fields)
-	run.out.grantPaths = grantPaths(fields)
 	catalog, ok := run.grantCatalog(ctx, fields)
 	if !ok {
 		return run.out
@@ -317,6 +339,7 @@ func (in checkInput) request(merged any, catalog engine.Catalog) engine.Request 
 		PreviousIsRaw:          in.previousIsRaw,
 		PreviousRaw:            in.previousRaw,
 		HasPreviousRaw:         in.hasPreviousRaw,
+		VersionChange:          in.versionChange,
 		Catalog:                catalog,
 		AllowDestructiveSwitch: in.allowDestructive,
 	}
@@ -384,29 +407,6 @@ func effectiveSettings(pkg *engine.Package, req engine.Request, res *engine.Resu
 		effective = map[string]any{}
 	}
 	return effective
-}
-
-// grantPaths lists the key paths of the fields bound to a project grant
-// (x-deckhouse-grantable-resource), outside arrays and maps.
-func grantPaths(fields []engine.Field) [][]string {
-	var out [][]string
-	for _, f := range fields {
-		if f.GrantableResource == "" {
-			continue
-		}
-		var keys []string
-		for _, seg := range f.Path {
-			if seg.IsIndex || seg.Key == "*" {
-				keys = nil
-				break
-			}
-			keys = append(keys, seg.Key)
-		}
-		if keys != nil {
-			out = append(out, keys)
-		}
-	}
-	return out
 }
 
 func pluralVerb(n int) string {
