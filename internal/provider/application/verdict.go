@@ -298,12 +298,33 @@ func (c *checkRun) packageVersion(ctx context.Context) (*engine.Package, bool) {
 		c.deferOrFail("Cannot read the package version ("+connectionProblem(err)+")", err.Error()+".", err)
 		return nil, false
 	}
+	if apv.Ready() && apv.Package == nil && apv.CompileErr != nil {
+		c.refuseServedSchema(apvName, apv.CompileErr)
+		return nil, false
+	}
 	if !apv.Ready() || apv.Package == nil {
 		c.deferOrFail(fmt.Sprintf("Package version %s not available", c.in.version),
 			apv.NotReadyReason()+"; "+c.who+" cannot be installed from it yet"+waited+".", nil)
 		return nil, false
 	}
 	return apv.Package, true
+}
+
+// refuseServedSchema reports a published schema that DP publishes or
+// serves but cannot install from (its runtime refuses it, for example an
+// empty x-deckhouse-grantable-resource or an OpenAPI 3 discriminator
+// object), as the load of a package folder does: an error naming the place
+// and DP's reason, at plan and at apply. That verdict is final (no wait);
+// settings_checks = "warning" turns it into a warning and leaves the
+// verdict to DP, the checks then not run.
+func (c *checkRun) refuseServedSchema(apvName string, cause error) {
+	summary := fmt.Sprintf("Package version %s cannot be installed", c.in.version)
+	detail := fmt.Sprintf("The schemas published in ApplicationPackageVersion %q: %v. %s cannot be installed from it.", apvName, cause, c.who)
+	if c.in.settingsChecks == settingsChecksWarning {
+		c.stage.unreadable(&c.out, summary, detail+` settings_checks = "warning": DP decides.`, nil)
+		return
+	}
+	c.out.diags.AddAttributeError(path.Root("package_version"), summary, detail)
 }
 
 // grantCatalog reads the project grants of each grantable resource the
