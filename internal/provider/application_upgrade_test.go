@@ -106,3 +106,30 @@ func TestAccApplication_PlanShowsTheProjectDefault(t *testing.T) {
 		t.Fatalf("the new plan does not show the new project default:\n%s", res.Output())
 	}
 }
+
+// After an import the state holds no settings and no record of what DP
+// applied: the plan reads the installed version from the cluster's
+// status.currentVersion, so an upgrade still skips the oldSelf rules, and
+// an update on the installed version still runs them.
+func TestAccApplicationUpgrade_AfterImportTheClusterSaysWhichVersionIsInstalled(t *testing.T) {
+	t.Parallel()
+	e := newDPVerdictEnv(t)
+	if err := e.cp.SeedPackageVersion(context.Background(), localdp.PackageVersionSeed{
+		Repository: e.repository, Package: e.pkg, Version: "v1.1.0", Dir: testPackage(t, "dpverdict"),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.cli.write(upgradeConfig(e, "v1.0.0", `{ replicas = 5 }`))
+	e.cli.must("apply", "-auto-approve")
+	e.cli.must("state", "rm", appAddr)
+	e.cli.must("import", appAddr, e.namespace+"/app")
+
+	e.cli.write(upgradeConfig(e, "v1.0.0", `{ replicas = 2 }`))
+	if res := e.cli.run(nil, "plan"); res.Code == 0 || !outputHas(res, "replicas can only grow") {
+		t.Fatalf("same version after an import: exit %d, want the oldSelf rule's message:\n%s", res.Code, res.Output())
+	}
+	e.cli.write(upgradeConfig(e, "v1.1.0", `{ replicas = 2 }`))
+	if res := e.cli.must("plan"); outputHas(res, "replicas can only grow") {
+		t.Fatalf("version change after an import: the oldSelf rule ran:\n%s", res.Output())
+	}
+}
