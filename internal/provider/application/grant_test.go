@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -112,4 +114,36 @@ func storageClassOf(t *testing.T, dv *tfprotov6.DynamicValue) tftypes.Value {
 		t.Fatalf("effective_settings.storageClass: %v", err)
 	}
 	return got
+}
+
+// An update that changes nothing DP applies (here only labels) keeps the
+// effective settings of the state, whose project default DP does not inject
+// again: a default changed since is not a reason to refuse it.
+func TestApply_ProjectDefaultChangedDoesNotRefuseAnUpdateOfLabels(t *testing.T) {
+	h := newHarness(t)
+	h.dp.grantDefault = "fast"
+	cfg := demoConfig(map[string]any{"replicas": 2})
+	created := h.planAndApply(nil, nil, cfg)
+	if hasError(created.plan.Diagnostics) || created.apply == nil || hasError(created.apply.Diagnostics) {
+		t.Fatalf("create failed: %s", diagText(created.plan.Diagnostics))
+	}
+	h.dp.mu.Lock()
+	h.dp.grantDefault = "slow"
+	h.dp.mu.Unlock()
+	p := &testProvider{}
+	srv := providerserver.NewProtocol6(p)()
+	configure(t, srv, h.dp.srv.URL, "")
+	next := &harness{t: t, dp: h.dp, srv: srv, p: p}
+	cfg.Labels = types.MapValueMust(types.StringType, map[string]attr.Value{"team": types.StringValue("payments")})
+	before := h.dp.patchCount()
+	updated := next.planAndApply(created.state, created.private, cfg)
+	if hasError(updated.plan.Diagnostics) || updated.apply == nil {
+		t.Fatalf("labels-only update: %s", diagText(updated.plan.Diagnostics))
+	}
+	if hasError(updated.apply.Diagnostics) {
+		t.Fatalf("labels-only update refused: %s", diagText(updated.apply.Diagnostics))
+	}
+	if h.dp.patchCount() != before+1 {
+		t.Fatalf("the labels-only update was not written")
+	}
 }
