@@ -30,8 +30,9 @@ import (
 //  4. fetch: repository resolution, the ApplicationPackageVersion (compiled
 //     once per process), grant catalogs; anything unreadable defers the checks
 //     to apply with a warning;
-//  5. checks: schema, CEL (oldSelf on update), grants, immutability, enum
-//     switches, ui-resource-name referents;
+//  5. checks: schema, CEL (oldSelf on an update that keeps the installed
+//     version: see versionChanges), grants, immutability, enum switches,
+//     ui-resource-name referents;
 //  6. computed values: effective_settings from settings alone (never from
 //     sensitive_settings), with the project defaults DP will inject (see
 //     grantdefaults.go for a default that changes before apply).
