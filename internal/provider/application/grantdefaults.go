@@ -146,9 +146,14 @@ func grantKeys(f engine.Field) []string {
 }
 
 // checkGrantDefaultsAtWrite runs checkGrantDefaults for the write of plan
-// with settings (sensitive_settings merged), when its planned
-// effective_settings are known.
-func checkGrantDefaultsAtWrite(ctx context.Context, cl *dpclient.Client, plan *applicationModel, settings any) diag.Diagnostics {
+// over prior (nil for a create) with settings (sensitive_settings merged),
+// when the plan computed effective_settings and they are known. An update
+// of anything else (labels, a pending update written again) keeps the
+// effective settings of the state, which DP does not apply again.
+func checkGrantDefaultsAtWrite(ctx context.Context, cl *dpclient.Client, plan, prior *applicationModel, settings any) diag.Diagnostics {
+	if prior != nil && !specChanged(plan, prior) {
+		return nil
+	}
 	v, known, err := convert.FromDynamic(plan.EffectiveSettings)
 	effective, isMap := v.(map[string]any)
 	if err != nil || !known || !isMap {

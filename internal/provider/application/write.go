@@ -221,12 +221,9 @@ func (r *Resource) prepareWrite(ctx context.Context, plan, prior *applicationMod
 		merged = engine.Merge(settings, wr.sensitive)
 	}
 	// A project default the plan showed that changed since: refused before
-	// the write (grantdefaults.go). An update of anything else keeps the
-	// effective settings of the state, which DP does not apply again.
-	if prior == nil || specChanged(plan, prior) {
-		if diags.Append(wr.secrets.Diagnostics(checkGrantDefaultsAtWrite(ctx, cl, plan, merged))...); diags.HasError() {
-			return nil, diags
-		}
+	// the write (grantdefaults.go).
+	if diags.Append(wr.secrets.Diagnostics(checkGrantDefaultsAtWrite(ctx, cl, plan, prior, merged))...); diags.HasError() {
+		return nil, diags
 	}
 	wr.body = applyConfiguration(plan, merged)
 	wr.opts = dpclient.ApplyOptions{FieldManager: r.fieldManager(plan), Force: r.forceConflicts(plan), Create: prior == nil}
