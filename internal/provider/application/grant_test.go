@@ -147,3 +147,34 @@ func TestApply_ProjectDefaultChangedDoesNotRefuseAnUpdateOfLabels(t *testing.T) 
 		t.Fatalf("the labels-only update was not written")
 	}
 }
+
+// The apply reads the grant past the reads of the plan made in the same
+// process: a default changed between that plan and the write is refused.
+func TestApply_ProjectDefaultIsReadAgainForTheWrite(t *testing.T) {
+	h := newHarness(t)
+	h.dp.grantDefault = "fast"
+	cfg := demoConfig(map[string]any{"replicas": 2})
+	null, _ := tfprotov6.NewDynamicValue(stateType(), tftypes.NewValue(stateType(), nil))
+	req := &tfprotov6.PlanResourceChangeRequest{
+		TypeName: TypeName, PriorState: &null, ProposedNewState: encodeModel(t, proposed(nil, cfg)), Config: encodeModel(t, cfg),
+	}
+	plan, err := h.srv.PlanResourceChange(t.Context(), req)
+	if err != nil || hasError(plan.Diagnostics) {
+		t.Fatalf("plan: %v %s", err, diagText(plan.Diagnostics))
+	}
+	h.dp.mu.Lock()
+	h.dp.grantDefault = "slow"
+	h.dp.mu.Unlock()
+	applied, err := h.srv.ApplyResourceChange(t.Context(), &tfprotov6.ApplyResourceChangeRequest{
+		TypeName: TypeName, PriorState: &null, PlannedState: plan.PlannedState, Config: req.Config, PlannedPrivate: plan.PlannedPrivate,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := diagText(applied.Diagnostics); !strings.Contains(text, "Project default changed since the plan: settings.storageClass") {
+		t.Fatalf("want the changed project default named, got %s", text)
+	}
+	if n := h.dp.patchCount(); n != 0 {
+		t.Fatalf("%d writes, want none", n)
+	}
+}
