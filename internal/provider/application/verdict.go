@@ -22,21 +22,18 @@ import (
 
 // checkInput is everything the checks need, free of framework types.
 type checkInput struct {
-	namespace, name string
-	packageName     string
-	version         string
-	repository      string // "" = resolve from ApplicationPackage
-	settings        any
-	sensitive       any
-	previous        any
-	hasPrevious     bool
-	previousIsRaw   bool // previous is spec.settings, not DP's effective settings
-	previousRaw     any  // oldSelf: see previousRawSettings
-	hasPreviousRaw  bool
-	// versionChange: the update changes the package version (the installed
-	// status.currentVersion.version differs from version), so DP runs no
-	// oldSelf rule.
-	versionChange    bool
+	namespace, name  string
+	packageName      string
+	version          string
+	repository       string // "" = resolve from ApplicationPackage
+	settings         any
+	sensitive        any
+	previous         any
+	hasPrevious      bool
+	previousIsRaw    bool // previous is spec.settings, not DP's effective settings
+	previousRaw      any  // oldSelf: see previousRawSettings
+	hasPreviousRaw   bool
+	versionChange    bool // the update changes the installed version: no oldSelf rule (versionChanges)
 	allowDestructive bool
 	immutableMode    string
 	required         bool // plan_checks = "required": what cannot be checked at plan is an error
