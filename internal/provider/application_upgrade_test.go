@@ -81,29 +81,36 @@ func TestAccApplicationUpgrade_OldSelfRulesSkippedWhenTheVersionChanges(t *testi
 // The plan shows the project default a grant supplies in
 // effective_settings; when that default changes between plan and apply,
 // the apply of the saved plan fails naming effective_settings.storageClass
-// (the CLI's check, see the compatibility page) and writes nothing.
+// (the CLI's check, see the compatibility page) and writes nothing. Through
+// OpenTofu and Terraform.
 func TestAccApplication_PlanShowsTheProjectDefault(t *testing.T) {
 	t.Parallel()
-	cli := newTofuCLI(t, false)
-	e := newAppEnv(t)
-	cli.write(e.config(`  settings = { replicas = 2 }`))
-	res := cli.must("plan", "-out", "tfplan")
-	if !outputHas(res, `storageClass = "fast"`) {
-		t.Fatalf("the plan does not show the project default storageClass = \"fast\":\n%s", res.Output())
-	}
-	if err := e.cp.SeedAvailableClusterResource(context.Background(), e.namespace, "storageclasses", "slow", []string{"fast", "slow"}); err != nil {
-		t.Fatal(err)
-	}
-	res = cli.run(nil, "apply", "tfplan")
-	if res.Code == 0 || !outputHas(res, ".effective_settings.storageClass") {
-		t.Fatalf("apply of a plan whose project default changed: exit %d, want an error naming effective_settings:\n%s", res.Code, res.Output())
-	}
-	if _, err := e.get("app"); !apierrors.IsNotFound(err) {
-		t.Fatalf("the Application was written (err %v), want nothing written", err)
-	}
-	res = cli.must("apply", "-auto-approve")
-	if !outputHas(res, `storageClass = "slow"`) {
-		t.Fatalf("the new plan does not show the new project default:\n%s", res.Output())
+	for name, bin := range clis(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cli := newTofuCLI(t, false)
+			cli.tofu = bin
+			e := newAppEnv(t)
+			cli.write(e.config(`  settings = { replicas = 2 }`))
+			res := cli.must("plan", "-out", "tfplan")
+			if !outputHas(res, `storageClass = "fast"`) {
+				t.Fatalf("the plan does not show the project default storageClass = \"fast\":\n%s", res.Output())
+			}
+			if err := e.cp.SeedAvailableClusterResource(context.Background(), e.namespace, "storageclasses", "slow", []string{"fast", "slow"}); err != nil {
+				t.Fatal(err)
+			}
+			res = cli.run(nil, "apply", "tfplan")
+			if res.Code == 0 || !outputHas(res, ".effective_settings.storageClass") {
+				t.Fatalf("apply of a plan whose project default changed: exit %d, want an error naming effective_settings.storageClass:\n%s", res.Code, res.Output())
+			}
+			if _, err := e.get("app"); !apierrors.IsNotFound(err) {
+				t.Fatalf("the Application was written (err %v), want nothing written", err)
+			}
+			res = cli.must("apply", "-auto-approve")
+			if !outputHas(res, `storageClass = "slow"`) {
+				t.Fatalf("the new plan does not show the new project default:\n%s", res.Output())
+			}
+		})
 	}
 }
 
