@@ -166,7 +166,19 @@ type GrantLookup struct {
 // GrantCatalog reads (once) AvailableClusterResource name in namespace.
 // A missing object or CRD means no catalog.
 func (c *Client) GrantCatalog(ctx context.Context, namespace, name string) (GrantLookup, error) {
-	v, err := c.cached(ctx, "acr/"+namespace+"/"+name, func(ctx context.Context) (any, error) {
+	return c.grantCatalog(ctx, "acr/", namespace, name)
+}
+
+// GrantCatalogAtWrite reads AvailableClusterResource name in namespace once
+// more for the writes of this client, past the reads of its plans: an apply
+// compares the project default its plan showed with the one DP will inject.
+// Later writes share that read.
+func (c *Client) GrantCatalogAtWrite(ctx context.Context, namespace, name string) (GrantLookup, error) {
+	return c.grantCatalog(ctx, "acr-write/", namespace, name)
+}
+
+func (c *Client) grantCatalog(ctx context.Context, prefix, namespace, name string) (GrantLookup, error) {
+	v, err := c.cached(ctx, prefix+namespace+"/"+name, func(ctx context.Context) (any, error) {
 		obj, err := c.dyn.Resource(dpapi.AvailableClusterResourceGVR).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return GrantLookup{}, nil

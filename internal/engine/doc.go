@@ -86,7 +86,8 @@
 // is still absent or "", creating missing parents, then user settings;
 // `default: null` is no default; bindings count only along properties) and
 // grants checked; then, on update, oldSelf rules (oldSelf = the previous
-// raw settings, Request.PreviousRaw), immutability (both sides with schema
+// raw settings, Request.PreviousRaw; skipped, and not listed, when the
+// update changes the package version, as DP skips them), immutability (both sides with schema
 // defaults, unset grant paths dropped from the old side, a marked node
 // compared whole) and enum switches; finally values (values.yaml defaults
 // and hook values, validated against the values schema). Package.ValidateValues

@@ -22,9 +22,9 @@ import (
 //     settings (sources 1-3); grantable values the user gave are checked
 //     against the project's catalog (grant.go).
 //  4. On update (HasPrevious): oldSelf rules (self = raw settings, oldSelf =
-//     the previous raw settings, Request.PreviousRaw), immutability (both
-//     sides with schema defaults, immutable.go) and enum switches
-//     (update.go).
+//     the previous raw settings, Request.PreviousRaw; none on a version
+//     change, Request.VersionChange), immutability (both sides with schema
+//     defaults, immutable.go) and enum switches (update.go).
 //  5. Values = effective settings + values.yaml defaults for fields still
 //     unset + hook values deep-merged over them; when hook values are given
 //     the result is validated against the values schema including its CEL

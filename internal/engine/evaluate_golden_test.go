@@ -38,6 +38,7 @@ type goldenSwitch struct {
 type goldenOptions struct {
 	AllowDestructiveSwitch bool `json:"allowDestructiveSwitch"`
 	PreviousIsRaw          bool `json:"previousIsRaw"`
+	VersionChange          bool `json:"versionChange"`
 }
 
 type goldenCatalogEntry struct {
@@ -49,7 +50,8 @@ type goldenCatalogEntry struct {
 // evaluates each case under its cases/ folder: settings.json, and optionally
 // previous.json (an update), previous_raw.json (the previous raw settings,
 // oldSelf), catalog.json, hook_values.json and options.json
-// (allowDestructiveSwitch, previousIsRaw).
+// (allowDestructiveSwitch, previousIsRaw, versionChange: the update changes
+// the package version).
 // want.json holds the expected problems (document, kind, path, message),
 // switches, and, for accepted cases, the effective settings and values.
 func TestGolden_PackageCases(t *testing.T) {
@@ -90,6 +92,7 @@ func runGoldenCase(t *testing.T, p *Package, dir string) {
 	readJSON(t, filepath.Join(dir, "options.json"), &opts)
 	req.AllowDestructiveSwitch = opts.AllowDestructiveSwitch
 	req.PreviousIsRaw = opts.PreviousIsRaw
+	req.VersionChange = opts.VersionChange
 
 	res := p.Evaluate(req)
 	got := goldenWant{Problems: []goldenProblem{}}

@@ -213,6 +213,51 @@ func TestEvaluate_UpdateRunsOldSelfImmutabilityAndSwitches(t *testing.T) {
 	}
 }
 
+func TestEvaluate_VersionChangeSkipsOnlyOldSelfRules(t *testing.T) {
+	t.Parallel()
+	p := loadYAML(t, appSettings, "")
+	prev := map[string]any{"domain": "d", "replicas": 1, "maxReplicas": 3, "storageClass": "fast", "size": 10, "storage": map[string]any{"mode": "Internal"}}
+	cat := Catalog{"storageclasses": {Default: "fast", Available: []string{"fast"}}}
+	cases := []struct {
+		name     string
+		settings any
+		previous any
+		want     string // kinds of the problems
+	}{
+		// The oldSelf rule on size is not run: DP skips it on a version change.
+		{name: "oldSelf rule skipped", settings: map[string]any{"domain": "d", "storageClass": "fast", "size": 5}, previous: prev},
+		// Everything else still runs: CEL without oldSelf, schema, grants,
+		// immutability and switches.
+		{name: "other checks run", previous: prev,
+			settings: map[string]any{"domain": "d", "replicas": 9, "maxReplicas": 3, "storageClass": "slow", "size": 5, "storage": map[string]any{"mode": "External", "url": "u"}},
+			want:     "settings/cel/ settings/switch/storage.mode settings/grant/storageClass settings/immutable/storageClass"},
+		{name: "schema runs", settings: map[string]any{"domain": 1, "storageClass": "fast", "size": 5}, previous: prev, want: "settings/type/domain"},
+		// An unknown value under an oldSelf rule does not list it as not checked.
+		{name: "unknown size", settings: map[string]any{"domain": "d", "storageClass": "fast", "size": Unknown{}}, previous: prev},
+		{name: "unknown previous", settings: map[string]any{"domain": "d", "storageClass": "fast", "size": 5}, previous: Unknown{}},
+		{name: "unknown settings", settings: Unknown{}, previous: prev},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res := p.Evaluate(Request{Settings: tc.settings, Previous: tc.previous, HasPrevious: true, Catalog: cat, VersionChange: true})
+			if got := kinds(res.Problems); got != tc.want {
+				t.Fatalf("problems: got %q, want %q (%v)", got, tc.want, problemSummary(res.Problems))
+			}
+			for _, s := range res.Skipped {
+				if s.Check == "CEL rule" && strings.Contains(s.Rule, "oldSelf") {
+					t.Fatalf("an oldSelf rule is listed as not checked: %+v", s)
+				}
+			}
+		})
+	}
+	// The same update without a version change runs the rule.
+	res := p.Evaluate(Request{Settings: cases[0].settings, Previous: prev, HasPrevious: true, Catalog: cat})
+	if got := kinds(res.Problems); got != "settings/cel/size" {
+		t.Fatalf("without a version change: %v", problemSummary(res.Problems))
+	}
+}
+
 func TestImmutable_GrantDefaultCountsAsAppliedValue(t *testing.T) {
 	p := loadYAML(t, appSettings, "")
 	prev := map[string]any{"domain": "d", "replicas": 1, "maxReplicas": 3, "storageClass": "fast", "storage": map[string]any{"mode": "Internal"}}

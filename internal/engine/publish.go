@@ -20,7 +20,7 @@ import (
 // and a null are omitted. A value of a kept key of the wrong type fails the
 // decode: DP never publishes that package version, and neither does the
 // engine load it. An OpenAPI-3 discriminator object fails DP's runtime
-// (go-openapi wants a string there) and is refused the same way.
+// (go-openapi wants a string there) and is refused too, with that reason.
 
 // pubKind is the Go type of one published key.
 type pubKind int
@@ -66,6 +66,10 @@ var publishedKeys = map[string]pubKind{
 // notPublished is the phrase every publishing error ends with.
 const notPublished = "DP will not publish this package version"
 
+// notLoadable ends the error of a schema DP publishes but its runtime
+// refuses.
+const notLoadable = "DP cannot install this package version"
+
 // publisher is one typed decode of a schema file.
 type publisher struct {
 	file string
@@ -105,7 +109,9 @@ func (p *publisher) node(n map[string]any, ptr string, depth int) map[string]any
 	}
 	if d, ok := n["discriminator"]; ok {
 		if _, isStr := d.(string); !isStr && d != nil {
-			p.fail(ptr+"/discriminator", "an OpenAPI 3 discriminator object cannot be loaded by DP's runtime (it wants a string there)")
+			p.errs = append(p.errs, &SchemaError{File: p.file, SchemaPath: ptr + "/discriminator",
+				Message: "an OpenAPI 3 discriminator object cannot be loaded by DP's runtime, which wants a string there " +
+					"(\"cannot unmarshal object into ... discriminator of type string\"): " + notLoadable})
 		}
 	}
 	for _, k := range sortedKeys(n) {

@@ -177,7 +177,6 @@ func TestPublish_WronglyTypedValueIsNotPublished(t *testing.T) {
 		{"ui-advanced a string", `{type: string, x-deckhouse-ui-advanced: "yes"}`, "/properties/f/x-deckhouse-ui-advanced"},
 		{"additionalProperties a string", `{type: object, additionalProperties: "false"}`, "/properties/f/additionalProperties"},
 		{"additionalItems a number", `{type: array, items: [{type: string}], additionalItems: 0}`, "/properties/f/additionalItems"},
-		{"discriminator object", `{type: object, discriminator: {propertyName: kind}}`, "/properties/f/discriminator"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -239,5 +238,39 @@ func TestPublish_UnpublishablePackageIsRefusedWithTheReason(t *testing.T) {
 	want := `openapi/settings.yaml at /properties/size/x-deckhouse-immutable: x-deckhouse-immutable must be a boolean (true or false), got "true": DP will not publish this package version`
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v\nwant %s", err, want)
+	}
+}
+
+// TestLoad_RefusesWhatDPsRuntimeRefuses: an empty
+// x-deckhouse-grantable-resource (DP: "requires a non-empty value") and an
+// OpenAPI 3 discriminator object (DP's runtime: "cannot unmarshal object
+// into ... discriminator of type string") are refused by the raw load and by
+// the load of a served (published) schema alike, with DP's reason, the file
+// and the place.
+func TestLoad_RefusesWhatDPsRuntimeRefuses(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ name, settings, path, reason string }{
+		{"empty grantable resource", `{"type": "object", "properties": {"f": {"type": "string", "x-deckhouse-grantable-resource": ""}}}`,
+			"/properties/f/x-deckhouse-grantable-resource", `field "f": x-deckhouse-grantable-resource requires a non-empty value`},
+		{"discriminator object", `{"type": "object", "properties": {"f": {"type": "object", "discriminator": {"propertyName": "kind"}}}}`,
+			"/properties/f/discriminator", `cannot unmarshal object into ... discriminator of type string`},
+		{"discriminator object at the root", `{"type": "object", "discriminator": {"propertyName": "kind"}, "properties": {"kind": {"type": "string"}}}`,
+			"/discriminator", `cannot unmarshal object into ... discriminator of type string`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, raw := LoadFS(pkgFS(map[string]string{"settings.yaml": tc.settings})) // JSON is YAML
+			_, served := LoadPublished([]byte(tc.settings), nil)
+			for _, got := range []struct {
+				err  error
+				file string
+			}{{raw, "openapi/settings.yaml"}, {served, publishedSettingsF}} {
+				var se *SchemaError
+				if !errors.As(got.err, &se) || se.File != got.file || se.SchemaPath != tc.path || !strings.Contains(se.Message, tc.reason) {
+					t.Fatalf("got %v, want an error in %s at %s with %q", got.err, got.file, tc.path, tc.reason)
+				}
+			}
+		})
 	}
 }

@@ -96,7 +96,8 @@ type Request struct {
 	// is empty. The settings schema defaults are applied to them in every
 	// case (as DP's webhook does), so raw and effective settings both work.
 	// When HasPrevious is true the evaluation is an update: oldSelf rules
-	// run, immutable fields are checked, enum switches are detected.
+	// run (unless VersionChange), immutable fields are checked, enum
+	// switches are detected.
 	Previous    any
 	HasPrevious bool
 	// PreviousIsRaw says Previous are raw user settings. Defaults are
@@ -116,6 +117,16 @@ type Request struct {
 	HookValues any
 	// AllowDestructiveSwitch acknowledges destructive enum switches.
 	AllowDestructiveSwitch bool
+	// VersionChange says the update changes the package version (the
+	// Application's spec.packageVersion differs from the installed
+	// status.currentVersion.version). DP skips every rule that references
+	// oldSelf then, in its webhook and when it applies the settings: the
+	// stored settings that bind oldSelf belong to the running version. So
+	// do Evaluate: those rules are neither run nor listed in
+	// Result.Skipped. The new version's schema, the rules without oldSelf,
+	// grants, immutability (against Previous) and enum switches still run.
+	// It changes nothing without HasPrevious.
+	VersionChange bool
 }
 
 // Result is the verdict and the computed documents.

@@ -410,7 +410,7 @@ func (p *Package) evaluateUnknownSettings(req Request, res *Result) {
 	res.Skipped = append(res.Skipped, grantSkips(p.settings.node, root, req.Catalog)...)
 	if req.HasPrevious {
 		if prev, err := normalize(req.Previous); err == nil {
-			if p.settings.rules != nil {
+			if p.settings.rules != nil && !req.VersionChange {
 				celPass{node: p.settings.rules, doc: DocSettings, mode: celWithOldSelf, self: Unknown{}, old: prev, hasOld: true, unknowns: root, skipped: &res.Skipped}.run()
 			}
 			res.Skipped = append(res.Skipped, immutableSkips(p.settings.node, DocSettings, root, prev)...)

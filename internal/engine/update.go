@@ -55,8 +55,10 @@ func (u *update) run() {
 // runOldSelf runs the oldSelf rules with oldSelf bound to the previous raw
 // settings (Request.PreviousRaw), or, when the caller has none, to
 // Request.Previous as given (fallback, its CEL view, with its Unknown paths).
+// On a version change it runs nothing and lists nothing as skipped: DP does
+// not run these rules then (Request.VersionChange).
 func (u *update) runOldSelf(fallback any, fallbackUnknowns unknownSet) {
-	if u.p.settings.rules == nil {
+	if u.p.settings.rules == nil || u.req.VersionChange {
 		return
 	}
 	if !u.req.HasPreviousRaw {

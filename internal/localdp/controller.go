@@ -544,6 +544,10 @@ func (c *controller) evaluate(ctx context.Context, app *unstructured.Unstructure
 		raw, ok := c.rawApplied[app.GetUID()]
 		c.mu.Unlock()
 		req.PreviousRaw, req.HasPreviousRaw = raw, ok
+		// DP skips the oldSelf rules when the Application changes the
+		// installed version.
+		version, _, _ := unstructured.NestedString(app.Object, "spec", "packageVersion")
+		req.VersionChange = version != installed
 	}
 	res := pkg.Evaluate(req)
 	if !res.OK() {

@@ -40,7 +40,8 @@
 //     catalog), and evaluates spec.settings
 //     as DP does at apply time: as an update against
 //     status.lastAppliedConfiguration once status.currentVersion is set
-//     (oldSelf rules, immutable fields, enum switches, acknowledged by the
+//     (oldSelf rules, skipped when spec.packageVersion is not the installed
+//     version, as DP skips them; immutable fields, enum switches, acknowledged by the
 //     annotation applications.deckhouse.io/allow-destructive-settings-switch
 //     = "true");
 //   - accepted: status.currentVersion, status.lastAppliedConfiguration (the

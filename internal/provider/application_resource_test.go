@@ -145,16 +145,15 @@ func TestAccApplication_CreateUpdateImportDriftDelete(t *testing.T) {
 		CheckDestroy:             e.checkDestroyed,
 		Steps: []resource.TestStep{
 			{
-				// Create: schema defaults are visible in the plan, a grant's
-				// default is known after apply (a project administrator may
-				// change it in between), and the repository is resolved from
-				// the ApplicationPackage.
+				// Create: schema defaults and the project's grant default are
+				// visible in the plan, and the repository is resolved from the
+				// ApplicationPackage.
 				Config: e.config(`  settings = { replicas = 2 }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(appAddr, plancheck.ResourceActionCreate),
 					plancheck.ExpectKnownValue(appAddr, effective("replicas"), knownvalue.Int64Exact(2)),
 					plancheck.ExpectKnownValue(appAddr, effective("logLevel"), knownvalue.StringExact("Info")),
-					plancheck.ExpectUnknownValue(appAddr, effective("storageClass")),
+					plancheck.ExpectKnownValue(appAddr, effective("storageClass"), knownvalue.StringExact("fast")),
 					plancheck.ExpectKnownValue(appAddr, effective("storage", "mode"), knownvalue.StringExact("Internal")),
 					plancheck.ExpectKnownValue(appAddr, tfjsonpath.New("package_repository_name"), knownvalue.StringExact("main")),
 				}},

@@ -42,6 +42,16 @@ data "deckhouse_package_settings" "update" {
   }
 }
 
+# An upgrade: the same update to a new package version (package_path holds
+# the new version). As in DP, rules referencing oldSelf are skipped; the
+# schema, the other rules, immutable fields and grants are still checked.
+data "deckhouse_package_settings" "upgrade" {
+  package_path      = "${path.module}/../../packages/demo-app"
+  settings          = { replicas = 3 }
+  previous_settings = data.deckhouse_package_settings.demo.effective_settings
+  version_change    = true
+}
+
 # Values set by hooks, validated against openapi/values.yaml.
 data "deckhouse_package_settings" "values" {
   package_path = "${path.module}/../../packages/demo-app"

@@ -1,9 +1,12 @@
 package application
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -29,11 +32,30 @@ func consistent(t *testing.T, planned, final tftypes.Value) {
 	}
 }
 
-// A project's grant default may change between plan and apply: the plan
-// leaves the value a grant supplies unknown, so the plan the apply makes
-// (in a new provider process, which reads the grant again) agrees with it,
-// and the state records the default DP used.
-func TestPlan_GrantDefaultChangedBeforeApplyStaysConsistent(t *testing.T) {
+// The plan shows the value a project grant supplies, as DP will inject it:
+// effective_settings.storageClass is the namespace's default.
+func TestPlan_EffectiveSettingsHoldTheProjectDefault(t *testing.T) {
+	h := newHarness(t)
+	h.dp.grantDefault = "fast"
+	cfg := demoConfig(map[string]any{"replicas": 2})
+	null, _ := tfprotov6.NewDynamicValue(stateType(), tftypes.NewValue(stateType(), nil))
+	plan, err := h.srv.PlanResourceChange(t.Context(), &tfprotov6.PlanResourceChangeRequest{
+		TypeName: TypeName, PriorState: &null, ProposedNewState: encodeModel(t, proposed(nil, cfg)), Config: encodeModel(t, cfg),
+	})
+	if err != nil || hasError(plan.Diagnostics) {
+		t.Fatalf("plan: %v %s", err, diagText(plan.Diagnostics))
+	}
+	if got := storageClassOf(t, plan.PlannedState); !got.Equal(tftypes.NewValue(tftypes.String, "fast")) {
+		t.Fatalf("planned effective_settings.storageClass = %v, want the project default fast", got)
+	}
+}
+
+// A project default that changed between plan and apply: the CLI's plan at
+// apply reads the grant again and differs from the saved plan (the CLI stops
+// with "inconsistent final plan", the protocol tells the provider nothing of
+// the earlier plan); the apply itself, handed the earlier plan, refuses
+// before it writes and names the field.
+func TestApply_ProjectDefaultChangedSincePlanIsRefusedBeforeTheWrite(t *testing.T) {
 	h := newHarness(t)
 	h.dp.grantDefault = "fast"
 	cfg := demoConfig(map[string]any{"replicas": 2})
@@ -54,19 +76,105 @@ func TestPlan_GrantDefaultChangedBeforeApplyStaysConsistent(t *testing.T) {
 	if err != nil || hasError(final.Diagnostics) {
 		t.Fatalf("final plan: %v %s", err, diagText(final.Diagnostics))
 	}
-	consistent(t, decodeModel(t, first.PlannedState), decodeModel(t, final.PlannedState))
-	if got := decodeToModel(t, first.PlannedState).EffectiveSettings; got.IsUnknown() || got.IsNull() {
-		t.Fatal("effective_settings unknown as a whole: only the grant's value should be")
+	if got := storageClassOf(t, final.PlannedState); !got.Equal(tftypes.NewValue(tftypes.String, "slow")) {
+		t.Fatalf("the plan at apply shows %v, want the new default slow (what the CLI compares with the saved plan)", got)
 	}
 	applied, err := applySrv.ApplyResourceChange(t.Context(), &tfprotov6.ApplyResourceChangeRequest{
+		TypeName: TypeName, PriorState: &null, PlannedState: first.PlannedState, Config: req.Config, PlannedPrivate: first.PlannedPrivate,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := diagText(applied.Diagnostics)
+	if !hasError(applied.Diagnostics) || !strings.Contains(text, "Project default changed since the plan: settings.storageClass") ||
+		!strings.Contains(text, `is now "slow"`) {
+		t.Fatalf("apply with the earlier plan: want the changed project default named, got %s", text)
+	}
+	if n := h.dp.patchCount(); n != 0 {
+		t.Fatalf("%d writes, want none", n)
+	}
+	// With the plan the apply made, it writes, and the state holds the default DP used.
+	applied, err = applySrv.ApplyResourceChange(t.Context(), &tfprotov6.ApplyResourceChangeRequest{
 		TypeName: TypeName, PriorState: &null, PlannedState: final.PlannedState, Config: req.Config, PlannedPrivate: final.PlannedPrivate,
 	})
 	if err != nil || hasError(applied.Diagnostics) {
 		t.Fatalf("apply: %v %s", err, diagText(applied.Diagnostics))
 	}
 	consistent(t, decodeModel(t, final.PlannedState), decodeModel(t, applied.NewState))
-	eff, _, _ := tftypes.WalkAttributePath(decodeModel(t, applied.NewState), tftypes.NewAttributePath().WithAttributeName("effective_settings").WithAttributeName("storageClass"))
-	if v, ok := eff.(tftypes.Value); !ok || !v.Equal(tftypes.NewValue(tftypes.String, "slow")) {
-		t.Fatalf("effective_settings.storageClass after apply = %v, want slow", eff)
+	if got := storageClassOf(t, applied.NewState); !got.Equal(tftypes.NewValue(tftypes.String, "slow")) {
+		t.Fatalf("effective_settings.storageClass after apply = %v, want slow", got)
+	}
+}
+
+func storageClassOf(t *testing.T, dv *tfprotov6.DynamicValue) tftypes.Value {
+	t.Helper()
+	v, _, err := tftypes.WalkAttributePath(decodeModel(t, dv), tftypes.NewAttributePath().WithAttributeName("effective_settings").WithAttributeName("storageClass"))
+	got, ok := v.(tftypes.Value)
+	if err != nil || !ok {
+		t.Fatalf("effective_settings.storageClass: %v", err)
+	}
+	return got
+}
+
+// An update that changes nothing DP applies (here only labels) keeps the
+// effective settings of the state, whose project default DP does not inject
+// again: a default changed since is not a reason to refuse it.
+func TestApply_ProjectDefaultChangedDoesNotRefuseAnUpdateOfLabels(t *testing.T) {
+	h := newHarness(t)
+	h.dp.grantDefault = "fast"
+	cfg := demoConfig(map[string]any{"replicas": 2})
+	created := h.planAndApply(nil, nil, cfg)
+	if hasError(created.plan.Diagnostics) || created.apply == nil || hasError(created.apply.Diagnostics) {
+		t.Fatalf("create failed: %s", diagText(created.plan.Diagnostics))
+	}
+	h.dp.mu.Lock()
+	h.dp.grantDefault = "slow"
+	h.dp.mu.Unlock()
+	p := &testProvider{}
+	srv := providerserver.NewProtocol6(p)()
+	configure(t, srv, h.dp.srv.URL, "")
+	next := &harness{t: t, dp: h.dp, srv: srv, p: p}
+	cfg.Labels = types.MapValueMust(types.StringType, map[string]attr.Value{"team": types.StringValue("payments")})
+	before := h.dp.patchCount()
+	updated := next.planAndApply(created.state, created.private, cfg)
+	if hasError(updated.plan.Diagnostics) || updated.apply == nil {
+		t.Fatalf("labels-only update: %s", diagText(updated.plan.Diagnostics))
+	}
+	if hasError(updated.apply.Diagnostics) {
+		t.Fatalf("labels-only update refused: %s", diagText(updated.apply.Diagnostics))
+	}
+	if h.dp.patchCount() != before+1 {
+		t.Fatalf("the labels-only update was not written")
+	}
+}
+
+// The apply reads the grant past the reads of the plan made in the same
+// process: a default changed between that plan and the write is refused.
+func TestApply_ProjectDefaultIsReadAgainForTheWrite(t *testing.T) {
+	h := newHarness(t)
+	h.dp.grantDefault = "fast"
+	cfg := demoConfig(map[string]any{"replicas": 2})
+	null, _ := tfprotov6.NewDynamicValue(stateType(), tftypes.NewValue(stateType(), nil))
+	req := &tfprotov6.PlanResourceChangeRequest{
+		TypeName: TypeName, PriorState: &null, ProposedNewState: encodeModel(t, proposed(nil, cfg)), Config: encodeModel(t, cfg),
+	}
+	plan, err := h.srv.PlanResourceChange(t.Context(), req)
+	if err != nil || hasError(plan.Diagnostics) {
+		t.Fatalf("plan: %v %s", err, diagText(plan.Diagnostics))
+	}
+	h.dp.mu.Lock()
+	h.dp.grantDefault = "slow"
+	h.dp.mu.Unlock()
+	applied, err := h.srv.ApplyResourceChange(t.Context(), &tfprotov6.ApplyResourceChangeRequest{
+		TypeName: TypeName, PriorState: &null, PlannedState: plan.PlannedState, Config: req.Config, PlannedPrivate: plan.PlannedPrivate,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := diagText(applied.Diagnostics); !strings.Contains(text, "Project default changed since the plan: settings.storageClass") {
+		t.Fatalf("want the changed project default named, got %s", text)
+	}
+	if n := h.dp.patchCount(); n != 0 {
+		t.Fatalf("%d writes, want none", n)
 	}
 }

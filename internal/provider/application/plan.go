@@ -30,10 +30,12 @@ import (
 //  4. fetch: repository resolution, the ApplicationPackageVersion (compiled
 //     once per process), grant catalogs; anything unreadable defers the checks
 //     to apply with a warning;
-//  5. checks: schema, CEL (oldSelf on update), grants, immutability, enum
-//     switches, ui-resource-name referents;
+//  5. checks: schema, CEL (oldSelf on an update that keeps the installed
+//     version: see versionChanges), grants, immutability, enum switches,
+//     ui-resource-name referents;
 //  6. computed values: effective_settings from settings alone (never from
-//     sensitive_settings).
+//     sensitive_settings), with the project defaults DP will inject (see
+//     grantdefaults.go for a default that changes before apply).
 func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	// 1. Destroy.
 	if req.Plan.Raw.IsNull() {
@@ -210,34 +212,7 @@ func (r *Resource) planChecks(ctx context.Context, in planRequest, sensitive any
 	if res.deferred || diags.HasError() {
 		return
 	}
-	plan.EffectiveSettings = convert.ToDynamic(grantDefaultsUnknown(res.effective, settings, res.grantPaths))
-}
-
-// grantDefaultsUnknown marks unknown the values of effective that a project
-// grant supplies (fields bound to a grant that settings leave out): DP
-// injects the project default when it applies the settings, and a project
-// administrator may change that default, or the catalog, between plan and
-// apply. A plan that showed the default of its time would then disagree
-// with the plan the apply makes ("inconsistent final plan"); apply records
-// the value DP used.
-func grantDefaultsUnknown(effective map[string]any, settings any, paths [][]string) map[string]any {
-	var out map[string]any
-	for _, p := range paths {
-		if _, given := lookupPath(settings, p); given {
-			continue
-		}
-		if _, injected := lookupPath(effective, p); !injected {
-			continue
-		}
-		if out == nil {
-			out, _ = engine.Merge(map[string]any{}, effective).(map[string]any) // a deep copy
-		}
-		setUnknown(out, p)
-	}
-	if out == nil {
-		return effective
-	}
-	return out
+	plan.EffectiveSettings = convert.ToDynamic(res.effective)
 }
 
 // planPrevious completes the previous document of an update's checks (see

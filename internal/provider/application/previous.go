@@ -24,14 +24,17 @@ import (
 //     reported as not run (an error) instead of passing unseen.
 
 // previousFromCluster sets in's previous document from the Application in
-// the cluster. An Application DP never applied settings to and without
-// settings has none (an installation, for DP).
+// the cluster, and whether the update changes the version DP installed
+// (status.currentVersion). An Application DP never applied settings to and
+// without settings has none (an installation, for DP).
 func previousFromCluster(ctx context.Context, cl *dpclient.Client, in *checkInput) error {
 	obj, err := cl.GetApplication(ctx, in.namespace, in.name)
 	if err != nil {
 		return err
 	}
 	in.previous, in.hasPrevious, in.previousIsRaw = nil, false, false
+	installed, _, _ := unstructured.NestedString(obj.Object, "status", "currentVersion", "version")
+	in.versionChange = versionChanges(installed, in.version)
 	// oldSelf: the settings the user wrote, as the cluster holds them (the
 	// state of an imported Application records none).
 	in.previousRaw, in.hasPreviousRaw = map[string]any{}, true

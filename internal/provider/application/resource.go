@@ -201,8 +201,8 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 			"effective_settings": schema.DynamicAttribute{
 				Computed: true,
 				MarkdownDescription: appstatus.EffectiveSettingsDescription + " Here computed at plan from `settings` " +
-					"(unknown when the package version cannot be read at plan; the values project grants supply are known " +
-					"after apply); values of `sensitive_settings` are not included. After an import, DP's record when DP has " +
+					"(unknown when the package version cannot be read at plan), with the project defaults DP will inject; " +
+					"values of `sensitive_settings` are not included. After an import, DP's record when DP has " +
 					"applied the current generation, else null until the first apply.",
 			},
 			"status": appstatus.ResourceAttribute(),

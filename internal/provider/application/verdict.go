@@ -33,6 +33,7 @@ type checkInput struct {
 	previousIsRaw    bool // previous is spec.settings, not DP's effective settings
 	previousRaw      any  // oldSelf: see previousRawSettings
 	hasPreviousRaw   bool
+	versionChange    bool // the update changes the installed version: no oldSelf rule (versionChanges)
 	allowDestructive bool
 	immutableMode    string
 	required         bool // plan_checks = "required": what cannot be checked at plan is an error
@@ -49,7 +50,6 @@ type checkOutput struct {
 	repository string
 	effective  map[string]any
 	declared   declaredFunc // the properties of the settings schema (nil when it was not read)
-	grantPaths [][]string   // key paths of the fields bound to a project grant
 }
 
 func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any) checkInput {
@@ -79,8 +79,28 @@ func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any)
 			}
 		}
 		in.previousRaw, in.hasPreviousRaw = previousRawSettings(plan, prior, sensitive)
+		in.versionChange = versionChanges(installedVersion(prior.Status), in.version)
 	}
 	return in
+}
+
+// versionChanges reports whether an update to version changes the package
+// version DP has installed (installed "" = none reported: not a change). DP
+// runs the oldSelf rules only when the Application keeps its installed
+// version (DP's settings page, SETTINGS.md at commit 2257e81d, and its
+// webhook's test TestSettingsAreValidatedOnlyByAPVWhileVersionChanges).
+func versionChanges(installed, version string) bool {
+	return installed != "" && installed != version
+}
+
+// installedVersion is status.installed_version of a status attribute ("" when
+// unknown, null or absent).
+func installedVersion(status types.Object) string {
+	v, ok := status.Attributes()["installed_version"].(types.String)
+	if !ok {
+		return ""
+	}
+	return v.ValueString()
 }
 
 // previousRawSettings is what oldSelf is bound to: the settings as the user
@@ -190,7 +210,6 @@ func (r *Resource) runChecks(ctx context.Context, cl *dpclient.Client, in checkI
 	}
 	fields := pkg.Fields()
 	run.out.declared = declaredPaths(fields)
-	run.out.grantPaths = grantPaths(fields)
 	catalog, ok := run.grantCatalog(ctx, fields)
 	if !ok {
 		return run.out
@@ -276,12 +295,33 @@ func (c *checkRun) packageVersion(ctx context.Context) (*engine.Package, bool) {
 		c.deferOrFail("Cannot read the package version ("+connectionProblem(err)+")", err.Error()+".", err)
 		return nil, false
 	}
+	if apv.Ready() && apv.Package == nil && apv.CompileErr != nil {
+		c.refuseServedSchema(apvName, apv.CompileErr)
+		return nil, false
+	}
 	if !apv.Ready() || apv.Package == nil {
 		c.deferOrFail(fmt.Sprintf("Package version %s not available", c.in.version),
 			apv.NotReadyReason()+"; "+c.who+" cannot be installed from it yet"+waited+".", nil)
 		return nil, false
 	}
 	return apv.Package, true
+}
+
+// refuseServedSchema reports a published schema that DP publishes or
+// serves but cannot install from (its runtime refuses it, for example an
+// empty x-deckhouse-grantable-resource or an OpenAPI 3 discriminator
+// object), as the load of a package folder does: an error naming the place
+// and DP's reason, at plan and at apply. That verdict is final (no wait);
+// settings_checks = "warning" turns it into a warning and leaves the
+// verdict to DP, the checks then not run.
+func (c *checkRun) refuseServedSchema(apvName string, cause error) {
+	summary := fmt.Sprintf("Package version %s cannot be installed", c.in.version)
+	detail := fmt.Sprintf("The schemas published in ApplicationPackageVersion %q: %v. %s cannot be installed from it.", apvName, cause, c.who)
+	if c.in.settingsChecks == settingsChecksWarning {
+		c.stage.unreadable(&c.out, summary, detail+` settings_checks = "warning": DP decides.`, nil)
+		return
+	}
+	c.out.diags.AddAttributeError(path.Root("package_version"), summary, detail)
 }
 
 // grantCatalog reads the project grants of each grantable resource the
@@ -317,6 +357,7 @@ func (in checkInput) request(merged any, catalog engine.Catalog) engine.Request 
 		PreviousIsRaw:          in.previousIsRaw,
 		PreviousRaw:            in.previousRaw,
 		HasPreviousRaw:         in.hasPreviousRaw,
+		VersionChange:          in.versionChange,
 		Catalog:                catalog,
 		AllowDestructiveSwitch: in.allowDestructive,
 	}
@@ -384,29 +425,6 @@ func effectiveSettings(pkg *engine.Package, req engine.Request, res *engine.Resu
 		effective = map[string]any{}
 	}
 	return effective
-}
-
-// grantPaths lists the key paths of the fields bound to a project grant
-// (x-deckhouse-grantable-resource), outside arrays and maps.
-func grantPaths(fields []engine.Field) [][]string {
-	var out [][]string
-	for _, f := range fields {
-		if f.GrantableResource == "" {
-			continue
-		}
-		var keys []string
-		for _, seg := range f.Path {
-			if seg.IsIndex || seg.Key == "*" {
-				keys = nil
-				break
-			}
-			keys = append(keys, seg.Key)
-		}
-		if keys != nil {
-			out = append(out, keys)
-		}
-	}
-	return out
 }
 
 func pluralVerb(n int) string {

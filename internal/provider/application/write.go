@@ -220,6 +220,11 @@ func (r *Resource) prepareWrite(ctx context.Context, plan, prior *applicationMod
 	if wr.sensitive != nil {
 		merged = engine.Merge(settings, wr.sensitive)
 	}
+	// A project default the plan showed that changed since: refused before
+	// the write (grantdefaults.go).
+	if diags.Append(wr.secrets.Diagnostics(checkGrantDefaultsAtWrite(ctx, cl, plan, prior, merged))...); diags.HasError() {
+		return nil, diags
+	}
 	wr.body = applyConfiguration(plan, merged)
 	// The first write after an import takes over the fields this
 	// configuration sets from the manager that wrote the Application (kubectl

@@ -32,6 +32,7 @@ type packageSettingsModel struct {
 	ProjectResources        types.Map     `tfsdk:"project_resources"`
 	HookValues              types.Dynamic `tfsdk:"hook_values"`
 	AllowDestructiveSwitch  types.Bool    `tfsdk:"allow_destructive_settings_switch"`
+	VersionChange           types.Bool    `tfsdk:"version_change"`
 	EffectiveSettings       types.Dynamic `tfsdk:"effective_settings"`
 	Values                  types.Dynamic `tfsdk:"values"`
 	PublishedSettingsSchema types.String  `tfsdk:"published_settings_schema"`
@@ -64,7 +65,8 @@ func (d *PackageSettingsDataSource) Schema(_ context.Context, _ datasource.Schem
 					"when that is empty). When set, the evaluation is an update of an installed application: rules " +
 					"referencing oldSelf run, immutable fields are checked and settings switches are detected. The " +
 					"settings.yaml defaults are applied to it before the comparison, as DP does. Without " +
-					"`previous_raw_settings`, rules referencing oldSelf see this document as given.",
+					"`previous_raw_settings`, rules referencing oldSelf see this document as given. With " +
+					"`version_change = true`, rules referencing oldSelf are skipped.",
 			},
 			"previous_raw_settings": schema.DynamicAttribute{
 				Optional: true,
@@ -93,6 +95,15 @@ func (d *PackageSettingsDataSource) Schema(_ context.Context, _ datasource.Schem
 						},
 					},
 				},
+			},
+			"version_change": schema.BoolAttribute{
+				Optional: true,
+				Description: "The update changes the package version: the Application's `spec.packageVersion` differs " +
+					"from the installed `status.currentVersion.version` (the package at `package_path` is the new " +
+					"version). DP then skips every rule that references oldSelf, and so does this data source: they are " +
+					"neither run nor reported. The schema, the other CEL rules, immutable fields (against " +
+					"`previous_settings`), grantable resources and settings switches are still checked. Used only with " +
+					"`previous_settings`. Default false: the installed version is kept, and rules referencing oldSelf run.",
 			},
 			"hook_values": schema.DynamicAttribute{
 				Optional:    true,
@@ -248,6 +259,12 @@ func settingsRequest(m *packageSettingsModel) (engine.Request, bool, diag.Diagno
 	}
 	if v, ok := object("hook_values", m.HookValues); ok {
 		req.HookValues = v
+	}
+	switch {
+	case m.VersionChange.IsUnknown():
+		known = false
+	case req.HasPrevious:
+		req.VersionChange = m.VersionChange.ValueBool()
 	}
 	switch {
 	case m.AllowDestructiveSwitch.IsUnknown():

@@ -72,3 +72,32 @@ func TestUnitPackageSettings_PreviousRawSettingsBindOldSelf(t *testing.T) {
 		t.Fatalf("request %+v (known=%v diags=%v)", req, known, diags)
 	}
 }
+
+// TestUnitPackageSettings_VersionChangeSkipsOldSelfRules: version_change
+// makes the request an upgrade (oldSelf rules skipped, as DP skips them),
+// only on an update; an unknown value defers the evaluation.
+func TestUnitPackageSettings_VersionChangeSkipsOldSelfRules(t *testing.T) {
+	t.Parallel()
+	m := packageSettingsModel{
+		Settings:         convert.ToDynamic(map[string]any{}),
+		PreviousSettings: types.DynamicNull(),
+		HookValues:       types.DynamicNull(),
+		ProjectResources: types.MapNull(types.ObjectType{}),
+		VersionChange:    types.BoolValue(true),
+	}
+	if req, _, _ := settingsRequest(&m); req.VersionChange {
+		t.Fatal("version_change without previous_settings is not an update")
+	}
+	m.PreviousSettings = convert.ToDynamic(map[string]any{})
+	if req, known, diags := settingsRequest(&m); diags.HasError() || !known || !req.VersionChange {
+		t.Fatalf("request %+v (known=%v diags=%v)", req, known, diags)
+	}
+	m.VersionChange = types.BoolNull()
+	if req, _, _ := settingsRequest(&m); req.VersionChange {
+		t.Fatal("null version_change is a version change")
+	}
+	m.VersionChange = types.BoolUnknown()
+	if _, known, _ := settingsRequest(&m); known {
+		t.Fatal("unknown version_change reported known")
+	}
+}

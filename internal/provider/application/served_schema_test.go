@@ -1,0 +1,57 @@
+package application
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// TestPlan_ServedSchemaDPsRuntimeRefusesIsAnError: a published schema that
+// DP's runtime cannot load (an empty x-deckhouse-grantable-resource, an
+// OpenAPI 3 discriminator object) fails the plan at package_version with
+// DP's reason, as the load of a package folder does, in the default
+// plan_checks mode; settings_checks = "warning" leaves the verdict to DP.
+func TestPlan_ServedSchemaDPsRuntimeRefusesIsAnError(t *testing.T) {
+	cases := []struct {
+		name   string
+		schema map[string]any
+		reason string
+	}{
+		{"empty grantable resource", map[string]any{"type": "object", "properties": map[string]any{
+			"storageClass": map[string]any{"type": "string", "x-deckhouse-grantable-resource": ""}}},
+			`x-deckhouse-grantable-resource requires a non-empty value`},
+		{"discriminator object", map[string]any{"type": "object", "properties": map[string]any{
+			"backend": map[string]any{"type": "object", "discriminator": map[string]any{"propertyName": "kind"}}}},
+			`cannot unmarshal object into ... discriminator of type string`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.dp.schema = tc.schema
+			cfg := demoConfig(map[string]any{})
+			plan := func(cfg applicationModel) *tfprotov6.PlanResourceChangeResponse {
+				null, _ := tfprotov6.NewDynamicValue(stateType(), tftypes.NewValue(stateType(), nil))
+				resp, err := h.srv.PlanResourceChange(t.Context(), &tfprotov6.PlanResourceChangeRequest{
+					TypeName: TypeName, PriorState: &null, ProposedNewState: encodeModel(t, proposed(nil, cfg)), Config: encodeModel(t, cfg),
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return resp
+			}
+			resp := plan(cfg)
+			text := diagText(resp.Diagnostics)
+			if !hasError(resp.Diagnostics) || !strings.Contains(text, tc.reason) || !strings.Contains(text, "cannot be installed") {
+				t.Fatalf("want an error with DP's reason %q, got %s", tc.reason, text)
+			}
+			cfg.SettingsChecks = types.StringValue(settingsChecksWarning)
+			resp = plan(cfg)
+			if text := diagText(resp.Diagnostics); hasError(resp.Diagnostics) || !strings.Contains(text, tc.reason) {
+				t.Fatalf("settings_checks = \"warning\": want a warning with DP's reason, got %s", text)
+			}
+		})
+	}
+}

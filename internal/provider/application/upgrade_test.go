@@ -1,0 +1,50 @@
+package application
+
+import (
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
+)
+
+// TestVersionChanges_ComparesThePlannedWithTheInstalledVersion: an update
+// changes the version when the prior state's status.installed_version is
+// known and differs from the planned package_version; then the checks skip
+// the oldSelf rules, as DP does.
+func TestVersionChanges_ComparesThePlannedWithTheInstalledVersion(t *testing.T) {
+	t.Parallel()
+	withInstalled := func(v string) types.Object {
+		if v == "" {
+			return appstatus.Status{}.Value()
+		}
+		return appstatus.Status{InstalledVersion: &v}.Value()
+	}
+	cases := []struct {
+		name    string
+		status  types.Object
+		planned string
+		want    bool
+	}{
+		{"same version", withInstalled("v1.0.0"), "v1.0.0", false},
+		{"new version", withInstalled("v1.0.0"), "v1.1.0", true},
+		{"older version", withInstalled("v1.1.0"), "v1.0.0", true},
+		{"nothing installed", withInstalled(""), "v1.0.0", false},
+		{"status null", appstatus.Null(), "v1.1.0", false},
+		{"status unknown", appstatus.Unknown(), "v1.1.0", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			plan := &applicationModel{PackageVersion: types.StringValue(tc.planned), Settings: types.DynamicNull()}
+			prior := &applicationModel{PackageVersion: types.StringValue("v1.0.0"), Status: tc.status, Settings: types.DynamicNull()}
+			in := checkInputFromModel(plan, prior, nil, nil)
+			if in.versionChange != tc.want {
+				t.Fatalf("versionChange = %v, want %v", in.versionChange, tc.want)
+			}
+			if got := in.request(nil, nil).VersionChange; got != tc.want {
+				t.Fatalf("engine request VersionChange = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
