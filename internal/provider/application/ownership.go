@@ -121,16 +121,11 @@ func splitSettings(v any, mine map[string]any, at []string, foreignPaths *[][]st
 	return ownedMap, foreignMap
 }
 
-// ownedSettings returns the settings of obj this manager owns and a warning
-// naming the foreign paths and their managers (never a value). Without an
-// Apply entry of the manager, every key is returned and nothing is foreign.
-func ownedSettings(obj *unstructured.Unstructured, manager string, settings any) (any, diag.Diagnostics) {
-	owned, _, diags := splitOwnedSettings(obj, manager, settings)
-	return owned, diags
-}
-
-// splitOwnedSettings is ownedSettings that also returns the foreign paths,
-// so a refresh reads the ownership of its settings once.
+// splitOwnedSettings returns the settings of obj this manager owns, the
+// foreign paths, and a warning naming the foreign paths and their managers
+// (never a value). Without an Apply entry of the manager, every key is
+// returned and nothing is foreign. A refresh reads the ownership of its
+// settings once, through it.
 func splitOwnedSettings(obj *unstructured.Unstructured, manager string, settings any) (any, [][]string, diag.Diagnostics) {
 	own, ok := readSettingsOwnership(obj, manager)
 	if !ok || settings == nil {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -148,4 +149,10 @@ func TestOwnedSettings_UpdateManagersAreNamed(t *testing.T) {
 		!strings.Contains(detail, "settings.domain (kubectl-create)") {
 		t.Errorf("the warning does not name kubectl-create for each path: %s", detail)
 	}
+}
+
+// ownedSettings is splitOwnedSettings without the foreign paths.
+func ownedSettings(obj *unstructured.Unstructured, manager string, settings any) (any, diag.Diagnostics) {
+	owned, _, diags := splitOwnedSettings(obj, manager, settings)
+	return owned, diags
 }
