@@ -6,7 +6,7 @@
 //	<out>/<hostname>/<namespace>/<type>/index.json          {"versions": {"0.1.0": {}, ...}}
 //	<out>/<hostname>/<namespace>/<type>/<version>.json      {"archives": {"linux_amd64": {"url": "...zip", "hashes": ["h1:...", "zh:..."]}, ...}}
 //	<out>/<hostname>/<namespace>/<type>/<name>_<version>_<os>_<arch>.zip
-//	<out>/<hostname>/<namespace>/<type>/<name>_<version>_SHA256SUMS (and .sig, when present)
+//	<out>/<hostname>/<namespace>/<type>/<name>_<version>_SHA256SUMS (and .sig and _manifest.json, when present)
 //
 // once per hostname (OpenTofu resolves "deckhouse/deckhouse" to
 // registry.opentofu.org, Terraform to registry.terraform.io). A zip's zh:
@@ -117,9 +117,13 @@ func run(o options) ([]string, error) {
 	for _, a := range archives {
 		doc.Archives[a.platform] = archiveDoc{URL: a.file, Hashes: []string{a.h1, a.zh}}
 	}
+	// The files that let a user check the archives: the signature and
+	// the registry manifest, which SHA256SUMS also covers, when present.
 	extra := []string{filepath.Base(sums)}
-	if _, err := os.Stat(sums + ".sig"); err == nil {
-		extra = append(extra, filepath.Base(sums)+".sig")
+	for _, f := range []string{filepath.Base(sums) + ".sig", o.name + "_" + version + "_manifest.json"} {
+		if _, err := os.Stat(filepath.Join(o.dist, f)); err == nil {
+			extra = append(extra, f)
+		}
 	}
 	var written []string
 	for _, host := range o.hosts {

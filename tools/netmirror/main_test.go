@@ -127,7 +127,7 @@ func TestNetMirror_WritesTheProtocolLayoutUnderEveryHost(t *testing.T) {
 				t.Errorf("%s: hashes %v, want %v", platform, a.Hashes, want)
 			}
 		}
-		for _, f := range []string{name + "_0.1.0_SHA256SUMS", name + "_0.1.0_SHA256SUMS.sig"} {
+		for _, f := range []string{name + "_0.1.0_SHA256SUMS", name + "_0.1.0_SHA256SUMS.sig", name + "_0.1.0_manifest.json"} {
 			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 				t.Errorf("%s: %v", host, err)
 			}
