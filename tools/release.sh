@@ -66,7 +66,12 @@ else
   log "not a clean tagged commit: snapshot of version $RELEASE_VERSION (RELEASE_VERSION)"
   args+=(--snapshot)
 fi
-export GPG_FINGERPRINT
+# The commit's time on every file (reproducible archives) and its name,
+# also where goreleaser reads no git information (a clone without a remote).
+RELEASE_COMMIT_TIMESTAMP="$(git log -1 --format=%ct)"
+RELEASE_COMMIT_DATE="$(TZ=UTC git log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd)"
+RELEASE_COMMIT="$(git rev-parse --short HEAD)"
+export GPG_FINGERPRINT RELEASE_COMMIT_TIMESTAMP RELEASE_COMMIT_DATE RELEASE_COMMIT
 start=$SECONDS
 "$GORELEASER" "${args[@]}"
 log "goreleaser: $((SECONDS - start))s"
