@@ -261,8 +261,19 @@ func TestAccStateFixture_Write(t *testing.T) {
 	if len(resources) != 1 {
 		t.Fatalf("the fixture configuration must manage one Application, the state has %d resources", len(resources))
 	}
-	attrs, _ := resources[0].(map[string]any)["instances"].([]any)[0].(map[string]any)["attributes"].(map[string]any)
-	name, _ := attrs["name"].(string)
+	var st struct {
+		Resources []struct {
+			Instances []struct {
+				Attributes struct {
+					Name string `json:"name"`
+				} `json:"attributes"`
+			} `json:"instances"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal([]byte(state), &st); err != nil || len(st.Resources[0].Instances) != 1 {
+		t.Fatalf("the fixture configuration must manage one Application instance: %v", err)
+	}
+	name := st.Resources[0].Instances[0].Attributes.Name
 	app := e.waitApplied(name)
 
 	doc["terraform_version"] = "1.11.0"
