@@ -140,7 +140,7 @@ func TestAccStateUpgrade_EarlierReleasesStatePlansNoChange(t *testing.T) {
 				writeFile(t, filepath.Join(c.dir, "terraform.tfstate"), e.fillState(registryHost(name), app))
 
 				res := c.run(nil, "plan", "-detailed-exitcode")
-				if res.Code != 0 {
+				if res.Code != 0 || !outputHas(res, "No changes.") {
 					t.Fatalf("plan of the %s state: exit %d, want 0 (no changes):\n%s", fixture, res.Code, res.Output())
 				}
 			})
