@@ -2,6 +2,7 @@ package provider
 
 import (
 	"archive/zip"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -50,44 +51,41 @@ func releaseDist(t *testing.T) string {
 	return dist
 }
 
-// packRelease writes the zip of this platform and SHA256SUMS into dist as
-// goreleaser names them; extra, when set, is added to the binary so that
-// the archive is another build's.
-func packRelease(t *testing.T, dist, version, binary, extra string) {
+// packRelease writes the zips of platforms (default: this machine's) and
+// SHA256SUMS into dist as goreleaser names them; extra, when set, is added
+// to the binary so that the archives are another build's.
+func packRelease(t *testing.T, dist, version, binary, extra string, platforms ...string) {
 	t.Helper()
 	body, err := os.ReadFile(binary)
 	if err != nil {
 		t.Fatal(err)
 	}
 	body = append(body, extra...)
-	zipName := fmt.Sprintf("%s_%s_%s_%s.zip", providerArchiveName, version, runtime.GOOS, runtime.GOARCH)
-	f, err := os.Create(filepath.Join(dist, zipName))
-	if err != nil {
-		t.Fatal(err)
+	if len(platforms) == 0 {
+		platforms = []string{runtime.GOOS + "_" + runtime.GOARCH}
 	}
-	zw := zip.NewWriter(f)
-	h := &zip.FileHeader{Name: providerArchiveName + "_v" + version, Method: zip.Deflate, Modified: time.Unix(0, 0).UTC()}
-	h.SetMode(0o755)
-	w, err := zw.CreateHeader(h)
-	if err == nil {
-		_, err = w.Write(body)
+	var sums strings.Builder
+	for _, platform := range platforms {
+		zipName := fmt.Sprintf("%s_%s_%s.zip", providerArchiveName, version, platform)
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		h := &zip.FileHeader{Name: providerArchiveName + "_v" + version, Method: zip.Deflate, Modified: time.Unix(0, 0).UTC()}
+		h.SetMode(0o755)
+		w, err := zw.CreateHeader(h)
+		if err == nil {
+			_, err = w.Write(body)
+		}
+		if err == nil {
+			err = zw.Close()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dist, zipName), buf.String())
+		sum := sha256.Sum256(buf.Bytes())
+		fmt.Fprintf(&sums, "%s  %s\n", hex.EncodeToString(sum[:]), zipName)
 	}
-	if err == nil {
-		err = zw.Close()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	zipBody, err := os.ReadFile(filepath.Join(dist, zipName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(zipBody)
-	sums := fmt.Sprintf("%s  %s\n", hex.EncodeToString(sum[:]), zipName)
-	writeFile(t, filepath.Join(dist, fmt.Sprintf("%s_%s_SHA256SUMS", providerArchiveName, version)), sums)
+	writeFile(t, filepath.Join(dist, fmt.Sprintf("%s_%s_SHA256SUMS", providerArchiveName, version)), sums.String())
 }
 
 // layOutNetMirror runs tools/netmirror (what `make release` runs) on dist
@@ -310,6 +308,63 @@ func TestAccNetMirror_ReadonlyLockFileRefusesAnotherBuild(t *testing.T) {
 			res := c.run(nil, "init", "-input=false", "-no-color", "-lockfile=readonly")
 			if res.Code == 0 || !outputHas(res, "doesn't match any of the checksums") {
 				t.Fatalf("init with another build's hashes: exit %d, want a checksum mismatch:\n%s", res.Code, res.Output())
+			}
+		})
+	}
+}
+
+// TestAccNetMirror_ProvidersLockRecordsEveryPlatform: the installation
+// guide's way to lock several platforms, `providers lock -net-mirror=<url>
+// -platform=...`, records through each CLI a hash of every platform's
+// archive that the mirror publishes, and `init -lockfile=readonly` accepts
+// the result on this machine.
+func TestAccNetMirror_ProvidersLockRecordsEveryPlatform(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("needs the CLIs (TF_ACC=1)")
+	}
+	here := runtime.GOOS + "_" + runtime.GOARCH
+	platforms := []string{here}
+	for _, p := range []string{"linux_arm64", "darwin_arm64", "windows_amd64"} {
+		if p != here {
+			platforms = append(platforms, p)
+		}
+	}
+	dist := t.TempDir()
+	packRelease(t, dist, "0.1.0", providerBinary(t, false), "", platforms...)
+	mirror, version := layOutNetMirror(t, dist)
+	srv := serveMirror(t, mirror)
+	for name, cliPath := range clis(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			host := registryHost(name)
+			c := newMirrorCLI(t, cliPath, srv)
+			writeFile(t, filepath.Join(c.dir, "main.tf"), requireProvider)
+			args := []string{"providers", "lock", "-no-color", "-net-mirror=" + srv.url}
+			for _, p := range platforms {
+				args = append(args, "-platform="+p)
+			}
+			c.must(append(args, host+"/deckhouse/deckhouse")...)
+			lock := c.file(".terraform.lock.hcl")
+			b, err := os.ReadFile(filepath.Join(mirror, host, "deckhouse", "deckhouse", version+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				Archives map[string]struct {
+					Hashes []string `json:"hashes"`
+				} `json:"archives"`
+			}
+			if err := json.Unmarshal(b, &doc); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range platforms {
+				if h1 := doc.Archives[p].Hashes[0]; !strings.Contains(lock, h1) {
+					t.Errorf("the lock file has no hash of %s (%s):\n%s", p, h1, lock)
+				}
+			}
+			c.must("init", "-input=false", "-no-color", "-lockfile=readonly")
+			if got := c.file(".terraform.lock.hcl"); got != lock {
+				t.Fatalf("init -lockfile=readonly changed the lock file:\n%s", got)
 			}
 		})
 	}
