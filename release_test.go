@@ -109,3 +109,102 @@ func TestRelease_TestWorkflowRunsTheCIEntryPointAndTheDryRun(t *testing.T) {
 		}
 	}
 }
+
+// goreleaserConfig is the part of .goreleaser.yml these tests read.
+type goreleaserConfig struct {
+	Builds []struct {
+		ID           string   `json:"id"`
+		Flags        []string `json:"flags"`
+		ModTimestamp string   `json:"mod_timestamp"`
+		Targets      []string `json:"targets"`
+	} `json:"builds"`
+	Archives []struct {
+		ID         string `json:"id"`
+		BuildsInfo struct {
+			MTime string `json:"mtime"`
+		} `json:"builds_info"`
+		Files []struct {
+			Src  string `json:"src"`
+			Info struct {
+				MTime string `json:"mtime"`
+			} `json:"info"`
+		} `json:"files"`
+	} `json:"archives"`
+	Checksum struct {
+		IDs []string `json:"ids"`
+	} `json:"checksum"`
+	Signs []struct {
+		ID        string `json:"id"`
+		Artifacts string `json:"artifacts"`
+	} `json:"signs"`
+}
+
+// TestRelease_ArchivesAreReproducibleAndTheSignedChecksumsStayValid: the
+// configuration builds every zip from the commit alone (-trimpath, the
+// commit's time on the binary and on every file of the zip, only listed
+// files in it), has the one build tools/release.sh restricts with
+// RELEASE_TARGETS, and limits the checksum file to the archives: goreleaser
+// rewrites it after signing with every artifact it covers, so a signature in
+// it would invalidate the signature.
+func TestRelease_ArchivesAreReproducibleAndTheSignedChecksumsStayValid(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(".goreleaser.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg goreleaserConfig
+	if err := yaml.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Builds) != 1 || cfg.Builds[0].ID != "provider" || len(cfg.Builds[0].Targets) != 0 {
+		t.Fatalf("want one build \"provider\" without targets (tools/release.sh adds them), got %+v", cfg.Builds)
+	}
+	b := cfg.Builds[0]
+	if !slices.Contains(b.Flags, "-trimpath") || !strings.Contains(b.ModTimestamp, ".CommitTimestamp") {
+		t.Errorf("build: flags %v, mod_timestamp %q: want -trimpath and the commit's time", b.Flags, b.ModTimestamp)
+	}
+	if len(cfg.Archives) != 1 {
+		t.Fatalf("want one archive, got %d", len(cfg.Archives))
+	}
+	a := cfg.Archives[0]
+	if !strings.Contains(a.BuildsInfo.MTime, ".CommitDate") {
+		t.Errorf("archives.builds_info.mtime = %q, want the commit's date", a.BuildsInfo.MTime)
+	}
+	if len(a.Files) == 0 {
+		t.Error("archives.files is empty: goreleaser's default adds README and CHANGELOG with their checkout times")
+	}
+	for _, f := range a.Files {
+		if !strings.Contains(f.Info.MTime, ".CommitDate") {
+			t.Errorf("archive file %s: mtime %q, want the commit's date", f.Src, f.Info.MTime)
+		}
+	}
+	if !slices.Equal(cfg.Checksum.IDs, []string{a.ID}) || a.ID == "" {
+		t.Errorf("checksum.ids = %v, want only the archives' id %q", cfg.Checksum.IDs, a.ID)
+	}
+	for _, s := range cfg.Signs {
+		if s.ID == a.ID || s.Artifacts != "checksum" {
+			t.Errorf("sign %+v: want artifacts: checksum and an id other than the archives'", s)
+		}
+	}
+}
+
+// TestRelease_CISignsWithAThrowawayKeyAndVerifies: .ci/run makes a GPG key
+// for the run in a GNUPGHOME of its own, runs make release with it, verifies
+// the signature, and hands the release to the tests.
+func TestRelease_CISignsWithAThrowawayKeyAndVerifies(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(".ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := string(raw)
+	order := []string{`GNUPGHOME="$WORK/`, "--quick-gen-key", "make release", "gpg --batch --verify", "DECKHOUSE_TEST_RELEASE_DIST=", "make test"}
+	at := 0
+	for _, want := range order {
+		i := strings.Index(run[at:], want)
+		if i < 0 {
+			t.Fatalf(".ci/run: no %q after the previous steps %v", want, order)
+		}
+		at += i
+	}
+}

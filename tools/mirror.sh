@@ -9,6 +9,9 @@
 #   <dir>/registry.opentofu.org/deckhouse/deckhouse/<version>/<os>_<arch>/terraform-provider-deckhouse_v<version>
 #   <dir>/registry.terraform.io/deckhouse/deckhouse/<version>/<os>_<arch>/terraform-provider-deckhouse_v<version>
 #
+# For a team, `make release` (tools/release.sh) builds signed, reproducible
+# archives and lays them out as a network mirror instead.
+#
 # Usage: tools/mirror.sh <dir> <version> [<os>_<arch> ...]
 #
 # Each platform (default: this machine's) is built as .goreleaser.yml builds a
