@@ -44,32 +44,21 @@ func (s *server) applyDelete(ctx context.Context, t *target, req *tfprotov6.Appl
 	if !ok {
 		return nil, false
 	}
-	r, ok := s.configured(ctx, t)
+	if _, ok := t.New().(Deleter); !ok {
+		return nil, false
+	}
+	r, cdiags, ok := s.configure(ctx, t)
 	if !ok {
 		return nil, false
 	}
-	deleter, ok := r.(Deleter)
-	if !ok {
-		return nil, false
+	if cdiags.HasError() {
+		tflog.Trace(ctx, "delete answered by the protocol shortcut: Configure failed", map[string]any{"type": req.TypeName})
+		return &tfprotov6.ApplyResourceChangeResponse{Diagnostics: configureFailed(ctx, cdiags)}, true
 	}
-	diags, ok := deleter.DeleteValues(ctx, priorVal, private)
+	diags, ok := r.(Deleter).DeleteValues(ctx, priorVal, private)
 	if !ok {
 		return nil, false
 	}
 	tflog.Trace(ctx, "delete answered by the protocol shortcut", map[string]any{"type": req.TypeName})
-	if diags.HasError() {
-		privateBytes, pdiags := encodePrivate(private)
-		diags.Append(pdiags...)
-		return &tfprotov6.ApplyResourceChangeResponse{
-			NewState: prior, NewIdentity: identity, Private: privateBytes, Diagnostics: protoDiagnostics(ctx, diags),
-		}, true
-	}
-	null, err := tfprotov6.NewDynamicValue(info.typ, tftypes.NewValue(info.typ, nil))
-	if err != nil {
-		diags.AddError("Unable to Convert State", "An unexpected error was encountered when converting the state to the protocol type: "+err.Error())
-	}
-	nullIdentity, _ := priorIdentity(info, nil)
-	return &tfprotov6.ApplyResourceChangeResponse{
-		NewState: &null, NewIdentity: nullIdentity, Diagnostics: protoDiagnostics(ctx, diags),
-	}, true
+	return deleteResponse(ctx, info, prior, identity, private, append(cdiags, diags...)), true
 }

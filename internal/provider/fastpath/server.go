@@ -32,13 +32,13 @@ package fastpath
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"reflect"
 	"strings"
 	"sync"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -164,21 +164,32 @@ func (s *server) target(typeName string) *target {
 	return t
 }
 
-// configured returns a new resource configured with the provider's data, or
-// false when the provider is not configured or Configure reported anything.
-func (s *server) configured(ctx context.Context, t *target) (resource.Resource, bool) {
+// configure returns a new resource of t configured as the framework
+// configures one for each call: Configure with the provider's data. ok is
+// false, with no resource method run, when the provider is not configured
+// yet or the resource has no Configure: the call then goes to the
+// framework. diags are Configure's; a shortcut answers them alone when they
+// hold an error, as the framework does (configureFailed).
+func (s *server) configure(ctx context.Context, t *target) (resource.Resource, diag.Diagnostics, bool) {
 	data := s.providerData()
 	if data == nil {
-		return nil, false
+		return nil, nil, false
 	}
 	r := t.New()
 	c, ok := r.(resource.ResourceWithConfigure)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	var resp resource.ConfigureResponse
 	c.Configure(ctx, resource.ConfigureRequest{ProviderData: data}, &resp)
-	return r, len(resp.Diagnostics) == 0
+	return r, resp.Diagnostics, true
+}
+
+// configured returns a new resource configured with the provider's data, or
+// false when the provider is not configured or Configure reported anything.
+func (s *server) configured(ctx context.Context, t *target) (resource.Resource, bool) {
+	r, diags, ok := s.configure(ctx, t)
+	return r, ok && len(diags) == 0
 }
 
 // isMsgPackNil reports whether a MessagePack value is nil (a null object).
@@ -306,19 +317,6 @@ var (
 	errUnsupportedDefault = errors.New("attribute default not supported by the plan shortcut")
 	errMissingInterface   = errors.New("resource without the framework interfaces the shortcuts call")
 )
-
-// privateData decodes the framework's private data (a JSON object of base64
-// values); ok is false when it cannot be read.
-func privateData(private []byte) (Private, bool) {
-	if len(private) == 0 {
-		return Private{}, true
-	}
-	var m map[string][]byte
-	if err := json.Unmarshal(private, &m); err != nil {
-		return nil, false
-	}
-	return m, true
-}
 
 // hasDefault reports whether a schema attribute sets a Default.
 func hasDefault(a schema.Attribute) bool {

@@ -17,9 +17,11 @@ import (
 
 func (s *server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
 	if req != nil && !s.off[shortcutValidate] {
-		if t := s.target(req.TypeName); t != nil && configValid(ctx, t, req) {
-			tflog.Trace(ctx, "validation of a resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
-			return &tfprotov6.ValidateResourceConfigResponse{}, nil
+		if t := s.target(req.TypeName); t != nil {
+			if resp, ok := s.validate(ctx, t, req); ok {
+				tflog.Trace(ctx, "validation of a resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
+				return resp, nil
+			}
 		}
 	}
 	return s.ProviderServer.ValidateResourceConfig(ctx, req)
@@ -29,35 +31,47 @@ func (s *server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.Vali
 // not run.
 var errUnsupportedValidation = errors.New("validation not supported by the validation shortcut")
 
-// configValid runs the framework's validation of a resource configuration and reports whether it finds nothing to say: read-only
-// attributes unset, required ones set, write-only values only for clients
-// that allow them, no deprecated attribute used, every string validator of
-// the top-level attributes and of the single nested blocks (the timeouts
-// block of terraform-plugin-framework-timeouts) silent, and the resource's
-// ValidateConfig silent. Any finding goes to the framework, which reports
-// it. checkValidation keeps the schema within what this covers.
-func configValid(ctx context.Context, t *target, req *tfprotov6.ValidateResourceConfigRequest) bool {
+// validate answers the validation of a configuration the schema's rules
+// find nothing in (schemaSilent), without a resource method run before that
+// is known: then the resource's part of the framework's validation runs
+// (validateResource: Configure with the provider's data, nil before the
+// provider is configured, its ConfigValidators and ValidateConfig), and the
+// answer is their diagnostics. A configuration the schema's rules find
+// something in goes to the framework, which reports it.
+func (s *server) validate(ctx context.Context, t *target, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, bool) {
 	info := t.info
 	if info.validateErr != nil || req.Config == nil || len(req.Config.JSON) > 0 {
-		return false
+		return nil, false
 	}
 	cfgVal, err := req.Config.Unmarshal(info.typ)
 	if err != nil {
-		return false
-	}
-	var attrs map[string]tftypes.Value
-	if cfgVal.As(&attrs) != nil {
-		return false
+		return nil, false
 	}
 	writeOnlyAllowed := req.ClientCapabilities != nil && req.ClientCapabilities.WriteOnlyAttributesAllowed
 	config := tfsdk.Config{Schema: info.schema, Raw: cfgVal}
+	if !schemaSilent(ctx, info, config, writeOnlyAllowed) {
+		return nil, false
+	}
+	diags := validateResource(ctx, t.New(), s.providerData(), resource.ValidateConfigRequest{
+		Config: config, ClientCapabilities: resource.ValidateConfigClientCapabilities{WriteOnlyAttributesAllowed: writeOnlyAllowed},
+	})
+	return &tfprotov6.ValidateResourceConfigResponse{Diagnostics: protoDiagnostics(ctx, diags)}, true
+}
+
+// schemaSilent reports whether the framework's validation of config by the
+// schema finds nothing: read-only attributes unset, required ones set,
+// write-only values only for clients that allow them, no deprecated
+// attribute used (attributeSilent), and every string validator of the
+// top-level attributes and of the single nested blocks (the timeouts block of
+// terraform-plugin-framework-timeouts) silent. checkValidation keeps the
+// schema within what this covers.
+func schemaSilent(ctx context.Context, info *schemaInfo, config tfsdk.Config, writeOnlyAllowed bool) bool {
+	var attrs map[string]tftypes.Value
+	if config.Raw.As(&attrs) != nil {
+		return false
+	}
 	strings := func(p path.Path, a schema.Attribute, v tftypes.Value) bool {
-		null, unknown := v.IsNull(), !v.IsKnown()
-		switch {
-		case a.IsComputed() && !a.IsOptional() && !null,
-			a.IsRequired() && null,
-			a.IsWriteOnly() && !null && !writeOnlyAllowed,
-			a.GetDeprecationMessage() != "" && !null && !unknown:
+		if !attributeSilent(a, v, writeOnlyAllowed) {
 			return false
 		}
 		sa, ok := a.(schema.StringAttribute)
@@ -114,15 +128,7 @@ func configValid(ctx context.Context, t *target, req *tfprotov6.ValidateResource
 			}
 		}
 	}
-	var vresp resource.ValidateConfigResponse
-	configValidator, ok := t.New().(resource.ResourceWithValidateConfig)
-	if !ok {
-		return false
-	}
-	configValidator.ValidateConfig(ctx, resource.ValidateConfigRequest{
-		Config: config, ClientCapabilities: resource.ValidateConfigClientCapabilities{WriteOnlyAttributesAllowed: writeOnlyAllowed},
-	}, &vresp)
-	return len(vresp.Diagnostics) == 0
+	return true
 }
 
 // checkValidation reports validation configValid does not run: validators
