@@ -238,17 +238,15 @@ func createResponse(ctx context.Context, info *schemaInfo, out created, importab
 		created = false
 	}
 	resp := &tfprotov6.ApplyResourceChangeResponse{}
-	var identity *tfprotov6.ResourceIdentityData
-	if created {
-		id, ok := identityAnswer(info.identity, nil, out.identity)
-		if !ok {
-			diags.AddError(missingIdentitySummary, missingIdentityDetail)
-		} else {
-			identity = id
-			state = nullWriteOnly(info, state)
-		}
+	identity, identified := identityAnswer(info.identity, nil, out.identity)
+	if created && !identified {
+		diags.AddError(missingIdentitySummary, missingIdentityDetail)
+		created = false
 	}
-	if identity == nil {
+	if created {
+		state = nullWriteOnly(info, state)
+	}
+	if !identified {
 		identity, _ = priorIdentity(info, nil)
 	}
 	resp.NewIdentity = identity
