@@ -19,7 +19,7 @@ import (
 // hold), does what Create does with them, and returns what Create would
 // leave in its response: the new state (a null object when nothing was
 // recorded), the provider's private state keys (a nil or empty value: no
-// key), the identity's string attributes by name (when the state is not
+// key; each checked as the framework's SetKey checks it), the identity's string attributes by name (when the state is not
 // null), and the diagnostics. It returns ok false only when it did nothing
 // (it could not decode the values, for one): the call then goes to the
 // framework.

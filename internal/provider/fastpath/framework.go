@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -48,7 +49,8 @@ import (
 //     stay as they came (deleteResponse).
 //  8. PrivateEnvelope: the private state is a JSON object of base64 values
 //     (the provider's keys and the framework's), empty values dropped, each
-//     value valid UTF-8 and JSON (privateData, encodePrivate,
+//     value valid UTF-8 and JSON; a key a create sets is checked as the
+//     framework's SetKey checks it (privateData, encodePrivate, setKeys,
 //     newProviderData, providerKeys).
 //  9. Diagnostics: diagnostics keep severity, summary, detail and attribute
 //     path; a path that does not convert adds the framework's error
@@ -224,6 +226,8 @@ const (
 // importable says whether the resource implements ImportState.
 func createResponse(ctx context.Context, info *schemaInfo, out created, importable bool) *tfprotov6.ApplyResourceChangeResponse {
 	diags := out.diags
+	private, kdiags := setKeys(out.private)
+	diags.Append(kdiags...)
 	state := out.state
 	if state.Type() == nil {
 		state = tftypes.NewValue(info.typ, nil)
@@ -251,11 +255,44 @@ func createResponse(ctx context.Context, info *schemaInfo, out created, importab
 	}
 	resp.NewIdentity = identity
 	resp.NewState = encodeValue(info.typ, state, "State", "state", &diags)
-	private, pdiags := encodePrivate(out.private)
+	privateBytes, pdiags := encodePrivate(private)
 	diags.Append(pdiags...)
-	resp.Private = private
+	resp.Private = privateBytes
 	resp.Diagnostics = protoDiagnostics(ctx, diags)
 	return resp
+}
+
+// setKeys stores the keys of p as the framework's SetKey stores each key a
+// resource's Create sets (PrivateEnvelope): a key with a leading period, or
+// a value that is not valid UTF-8 or JSON, is an error and not stored; an
+// empty value is no key. Keys are set in sorted order.
+func setKeys(p Private) (Private, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	kept := make(Private, len(p))
+	for _, k := range keys {
+		v := p[k]
+		switch {
+		case strings.HasPrefix(k, "."):
+			diags.AddError("Restricted Resource Private State Namespace",
+				"Using a period ('.') as a prefix for a key used in private state is not allowed.\n\n"+
+					fmt.Sprintf("The key %q is invalid. Please check the key you are supplying does not use a a period ('.') as a prefix.", k))
+		case len(v) == 0:
+		case !utf8.Valid(v):
+			diags.AddError("UTF-8 Invalid", "Values stored in private state must be valid UTF-8.\n\n"+
+				fmt.Sprintf("The value being supplied for key %q is invalid. Please verify that the value is valid UTF-8.", k))
+		case !json.Valid(v):
+			diags.AddError("JSON Invalid", "Values stored in private state must be valid JSON.\n\n"+
+				fmt.Sprintf("The value being supplied for key %q is invalid. Please verify that the value is valid JSON.", k))
+		default:
+			kept[k] = v
+		}
+	}
+	return kept, diags
 }
 
 // nullWriteOnly sets the top-level write-only attributes of a known object

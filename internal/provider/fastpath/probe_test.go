@@ -3,6 +3,7 @@ package fastpath
 import (
 	"context"
 	"reflect"
+	"sort"
 	"sync"
 	"testing"
 
@@ -40,6 +41,7 @@ type probeConfig struct {
 	createNull, createNoIdentity    bool
 	createPrivate                   map[string]string
 	delete                          diag.Diagnostics
+	noImport                        bool // the resource does not implement ImportState
 }
 
 // calls counts the calls of each probe method.
@@ -191,13 +193,18 @@ func (p *probe) Create(ctx context.Context, req resource.CreateRequest, resp *re
 	}
 	state, private, identity, diags := p.createValues(req.Plan.Raw, map[string]tftypes.Value{"secret": cfg["secret"]})
 	resp.State.Raw = state
-	for k, v := range private {
-		resp.Diagnostics.Append(resp.Private.SetKey(ctx, k, v)...)
+	resp.Diagnostics.Append(diags...)
+	keys := make([]string, 0, len(private))
+	for k := range private {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, k, private[k])...)
 	}
 	for k, v := range identity {
 		resp.Diagnostics.Append(resp.Identity.SetAttribute(ctx, path.Root(k), v)...)
 	}
-	resp.Diagnostics.Append(diags...)
 }
 
 func (p *probe) DeleteValues(context.Context, tftypes.Value, Private) (diag.Diagnostics, bool) {
@@ -221,6 +228,17 @@ func (p *probe) Update(context.Context, resource.UpdateRequest, *resource.Update
 func (p *probe) ImportState(context.Context, resource.ImportStateRequest, *resource.ImportStateResponse) {
 	p.calls.add("ImportState")
 }
+
+// probeNoImport is the probe without ImportState: the two embedded
+// ImportState methods at the same depth promote neither.
+type probeNoImport struct {
+	*probe
+	hideImport
+}
+
+type hideImport struct{}
+
+func (hideImport) ImportState() {}
 
 // probeProvider serves the probe; its Configure hands resources a non-nil
 // value.
@@ -290,8 +308,17 @@ func (c *countingServer) UpgradeResourceState(ctx context.Context, req *tfprotov
 func newProbePair(t *testing.T, cfg *probeConfig, configured bool) *probePair {
 	t.Helper()
 	pp := &probePair{shortcutCalls: &calls{}, frameworkCalls: &calls{}}
-	sp := &probeProvider{newProbe: func() resource.Resource { return &probe{cfg: cfg, calls: pp.shortcutCalls} }}
-	fp := &probeProvider{newProbe: func() resource.Resource { return &probe{cfg: cfg, calls: pp.frameworkCalls} }}
+	newProbe := func(c *calls) func() resource.Resource {
+		return func() resource.Resource {
+			p := &probe{cfg: cfg, calls: c}
+			if cfg.noImport {
+				return probeNoImport{probe: p}
+			}
+			return p
+		}
+	}
+	sp := &probeProvider{newProbe: newProbe(pp.shortcutCalls)}
+	fp := &probeProvider{newProbe: newProbe(pp.frameworkCalls)}
 	pp.behind = &countingServer{ProviderServer: providerserver.NewProtocol6(sp)()}
 	pp.shortcut = New(pp.behind, sp.resourceData, Resource{TypeName: probeType, New: sp.newProbe})
 	pp.framework = providerserver.NewProtocol6(fp)()
