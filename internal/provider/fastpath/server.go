@@ -5,12 +5,15 @@
 // terraform-plugin-framework spends most of a plan's provider time
 // converting values between the protocol and its own types, several times per
 // resource and per call, often to return them unchanged. Each shortcut gives
-// the answer the framework's pipeline would give and hands everything else
-// (every input it does not recognise, and before a write every answer with a
-// diagnostic) to the framework; the shortcuts that write (a create, a delete)
-// answer with the resource's diagnostics as the framework would, since a
-// write cannot be handed on once done:
-//   - ValidateResourceConfig: configValid (validate.go);
+// the answer the framework's pipeline would give. It hands a call on (every
+// input it does not recognise, any doubt) only before it has run a resource
+// method that may act (Configure, ModifyPlan, validators, a create or a
+// delete): once it has, it answers with what the method gave, diagnostics
+// included, so that no resource method runs twice for one call. What the
+// answers copy of the framework is in framework.go, each behaviour pinned by
+// a test.
+// The shortcuts:
+//   - ValidateResourceConfig: validate (validate.go);
 //   - ReadResource: readUnchanged (read.go), for resources implementing
 //     UnchangedReader;
 //   - PlanResourceChange: planUnchanged, for resources implementing
@@ -24,7 +27,7 @@
 //
 // The package knows no resource type: what a shortcut needs of one it learns
 // from the framework's interfaces (Schema, IdentitySchema, Configure,
-// ModifyPlan, ValidateConfig) and from its own interfaces (UnchangedPlanner,
+// ModifyPlan, ConfigValidators, ValidateConfig, ImportState) and from its own interfaces (UnchangedPlanner,
 // UnchangedReader, DestroyPlanner here, Creator in apply.go, Deleter in
 // delete.go). Each answer
 // logs a TRACE line. EnvVar turns every shortcut off.
@@ -216,7 +219,7 @@ type schemaInfo struct {
 	defaults       map[string]tftypes.Value // attribute name -> default value
 	attrs          map[string]attrInfo      // top-level attributes
 	err            error
-	// validateErr is set when the schema has validation configValid does
+	// validateErr is set when the schema has validation schemaSilent does
 	// not run (see checkValidation).
 	validateErr error
 	// applyErr is set when the schema has what applyCreate does not

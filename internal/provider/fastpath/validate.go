@@ -27,8 +27,8 @@ func (s *server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.Vali
 	return s.ProviderServer.ValidateResourceConfig(ctx, req)
 }
 
-// errUnsupportedValidation marks a schema with validation configValid does
-// not run.
+// errUnsupportedValidation marks a schema with validation the validation
+// shortcut does not run.
 var errUnsupportedValidation = errors.New("validation not supported by the validation shortcut")
 
 // validate answers the validation of a configuration the schema's rules
@@ -131,7 +131,7 @@ func schemaSilent(ctx context.Context, info *schemaInfo, config tfsdk.Config, wr
 	return true
 }
 
-// checkValidation reports validation configValid does not run: validators
+// checkValidation reports validation schemaSilent does not run: validators
 // on anything but strings, nested attributes a configuration can set, and
 // blocks other than single nested blocks of plain string attributes.
 // Computed-only attributes are not looked into: a configuration cannot set
