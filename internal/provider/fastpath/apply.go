@@ -83,7 +83,7 @@ func (s *server) applyCreate(ctx context.Context, t *target, req *tfprotov6.Appl
 	if err != nil {
 		return nil, false
 	}
-	if _, ok := t.New().(Creator); !ok {
+	if !info.creator {
 		return nil, false
 	}
 	r, cdiags, ok := s.configure(ctx, t)
@@ -94,8 +94,12 @@ func (s *server) applyCreate(ctx context.Context, t *target, req *tfprotov6.Appl
 		tflog.Trace(ctx, "create answered by the protocol shortcut: Configure failed", map[string]any{"type": req.TypeName})
 		return &tfprotov6.ApplyResourceChangeResponse{Diagnostics: configureFailed(ctx, cdiags)}, true
 	}
+	creator, ok := r.(Creator)
+	if !ok {
+		return nil, false // t.New returned another type
+	}
 	var out created
-	out.state, out.private, out.identity, out.diags, ok = r.(Creator).CreateValues(ctx, planVal, writeOnly)
+	out.state, out.private, out.identity, out.diags, ok = creator.CreateValues(ctx, planVal, writeOnly)
 	if !ok {
 		// CreateValues did nothing; the framework's Configure and Create run
 		// instead. A warning of Configure would then come twice: none is

@@ -44,7 +44,7 @@ func (s *server) applyDelete(ctx context.Context, t *target, req *tfprotov6.Appl
 	if !ok {
 		return nil, false
 	}
-	if _, ok := t.New().(Deleter); !ok {
+	if !info.deleter {
 		return nil, false
 	}
 	r, cdiags, ok := s.configure(ctx, t)
@@ -55,7 +55,11 @@ func (s *server) applyDelete(ctx context.Context, t *target, req *tfprotov6.Appl
 		tflog.Trace(ctx, "delete answered by the protocol shortcut: Configure failed", map[string]any{"type": req.TypeName})
 		return &tfprotov6.ApplyResourceChangeResponse{Diagnostics: configureFailed(ctx, cdiags)}, true
 	}
-	diags, ok := r.(Deleter).DeleteValues(ctx, priorVal, private)
+	deleter, ok := r.(Deleter)
+	if !ok {
+		return nil, false // t.New returned another type
+	}
+	diags, ok := deleter.DeleteValues(ctx, priorVal, private)
 	if !ok {
 		return nil, false
 	}

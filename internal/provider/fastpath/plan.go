@@ -57,9 +57,6 @@ func (s *server) planCreate(ctx context.Context, t *target, req *tfprotov6.PlanR
 		len(proposed.MsgPack) == 0 || isMsgPackNil(proposed.MsgPack) {
 		return nil, false
 	}
-	if _, ok := t.New().(resource.ResourceWithModifyPlan); !ok {
-		return nil, false
-	}
 	info := t.info
 	cfgVal, err := config.Unmarshal(info.typ)
 	if err != nil {
@@ -76,6 +73,10 @@ func (s *server) planCreate(ctx context.Context, t *target, req *tfprotov6.PlanR
 	r, cdiags, ok := s.configure(ctx, t)
 	if !ok {
 		return nil, false
+	}
+	modifier, ok := r.(resource.ResourceWithModifyPlan)
+	if !ok {
+		return nil, false // t.New returned another type
 	}
 	if cdiags.HasError() {
 		tflog.Trace(ctx, "plan of a new resource answered by the protocol shortcut: Configure failed", map[string]any{"type": req.TypeName})
@@ -97,7 +98,7 @@ func (s *server) planCreate(ctx context.Context, t *target, req *tfprotov6.PlanR
 		Private:         mreq.Private,
 		Identity:        &tfsdk.ResourceIdentity{Schema: info.identitySchema, Raw: identity.Copy()},
 	}
-	r.(resource.ResourceWithModifyPlan).ModifyPlan(ctx, mreq, &mresp)
+	modifier.ModifyPlan(ctx, mreq, &mresp)
 	tflog.Trace(ctx, "plan of a new resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
 	return planResponse(ctx, info, &mresp), true
 }

@@ -229,16 +229,12 @@ func (p *probe) ImportState(context.Context, resource.ImportStateRequest, *resou
 	p.calls.add("ImportState")
 }
 
-// probeNoImport is the probe without ImportState: the two embedded
-// ImportState methods at the same depth promote neither.
+// probeNoImport is the probe without ImportState: its field of that name
+// hides the probe's method.
 type probeNoImport struct {
 	*probe
-	hideImport
+	ImportState struct{}
 }
-
-type hideImport struct{}
-
-func (hideImport) ImportState() {}
 
 // probeProvider serves the probe; its Configure hands resources a non-nil
 // value.
@@ -312,7 +308,7 @@ func newProbePair(t *testing.T, cfg *probeConfig, configured bool) *probePair {
 		return func() resource.Resource {
 			p := &probe{cfg: cfg, calls: c}
 			if cfg.noImport {
-				return probeNoImport{probe: p}
+				return probeNoImport{probe: p, ImportState: struct{}{}}
 			}
 			return p
 		}

@@ -225,6 +225,9 @@ type schemaInfo struct {
 	// applyErr is set when the schema has what applyCreate does not
 	// reproduce (see checkApply).
 	applyErr error
+	// creator and deleter say whether the resource implements Creator and
+	// Deleter.
+	creator, deleter bool
 }
 
 // attrInfo is what the create shortcut needs of a top-level attribute.
@@ -255,6 +258,8 @@ func schemaInfoOf(ctx context.Context, r resource.Resource) *schemaInfo {
 	var idResp resource.IdentitySchemaResponse
 	ri.IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &idResp)
 	info := schemaInfoFromSchema(ctx, resp.Schema)
+	_, info.creator = r.(Creator)
+	_, info.deleter = r.(Deleter)
 	info.identitySchema = idResp.IdentitySchema
 	info.identity = idResp.IdentitySchema.Type().TerraformType(ctx)
 	return info

@@ -70,62 +70,72 @@ func schemaSilent(ctx context.Context, info *schemaInfo, config tfsdk.Config, wr
 	if config.Raw.As(&attrs) != nil {
 		return false
 	}
-	strings := func(p path.Path, a schema.Attribute, v tftypes.Value) bool {
-		if !attributeSilent(a, v, writeOnlyAllowed) {
-			return false
-		}
-		sa, ok := a.(schema.StringAttribute)
-		if !ok || len(sa.Validators) == 0 {
-			return true
-		}
-		sv, err := types.StringType.ValueFromTerraform(ctx, v)
-		if err != nil {
-			return false
-		}
-		str, ok := sv.(types.String)
-		if !ok {
-			return false
-		}
-		vreq := validator.StringRequest{
-			Path: p, PathExpression: p.Expression(), Config: config, ConfigValue: str,
-			ClientCapabilities: validator.ValidateSchemaClientCapabilities{WriteOnlyAttributesAllowed: writeOnlyAllowed},
-		}
-		for _, v := range sa.Validators {
-			var vresp validator.StringResponse
-			v.ValidateString(ctx, vreq, &vresp)
-			if len(vresp.Diagnostics) > 0 {
-				return false
-			}
-		}
-		return true
-	}
 	for name, a := range info.schema.Attributes {
 		v, ok := attrs[name]
-		if !ok || !strings(path.Root(name), a, v) {
+		if !ok || !attributeValid(ctx, path.Root(name), a, v, config, writeOnlyAllowed) {
 			return false
 		}
 	}
 	for name, b := range info.schema.Blocks {
-		sb, ok := b.(schema.SingleNestedBlock)
 		v, present := attrs[name]
-		if !ok || !present {
+		if !present || !blockSilent(ctx, name, b, v, config, writeOnlyAllowed) {
 			return false
 		}
-		if v.IsNull() {
-			continue
-		}
-		if !v.IsKnown() {
+	}
+	return true
+}
+
+// blockSilent reports whether the schema's validation finds nothing in the
+// value v of block b: a single nested block, null or with silent attributes.
+func blockSilent(ctx context.Context, name string, b schema.Block, v tftypes.Value, config tfsdk.Config, writeOnlyAllowed bool) bool {
+	sb, ok := b.(schema.SingleNestedBlock)
+	switch {
+	case !ok || !v.IsKnown():
+		return false
+	case v.IsNull():
+		return true
+	}
+	var nested map[string]tftypes.Value
+	if v.As(&nested) != nil {
+		return false
+	}
+	for n, a := range sb.Attributes {
+		nv, ok := nested[n]
+		if !ok || !attributeValid(ctx, path.Root(name).AtName(n), a, nv, config, writeOnlyAllowed) {
 			return false
 		}
-		var nested map[string]tftypes.Value
-		if v.As(&nested) != nil {
+	}
+	return true
+}
+
+// attributeValid reports whether the schema's validation finds nothing in
+// the value v of attribute a at p: its rules (attributeSilent), then its
+// string validators.
+func attributeValid(ctx context.Context, p path.Path, a schema.Attribute, v tftypes.Value, config tfsdk.Config, writeOnlyAllowed bool) bool {
+	if !attributeSilent(a, v, writeOnlyAllowed) {
+		return false
+	}
+	sa, ok := a.(schema.StringAttribute)
+	if !ok || len(sa.Validators) == 0 {
+		return true
+	}
+	sv, err := types.StringType.ValueFromTerraform(ctx, v)
+	if err != nil {
+		return false
+	}
+	str, ok := sv.(types.String)
+	if !ok {
+		return false
+	}
+	vreq := validator.StringRequest{
+		Path: p, PathExpression: p.Expression(), Config: config, ConfigValue: str,
+		ClientCapabilities: validator.ValidateSchemaClientCapabilities{WriteOnlyAttributesAllowed: writeOnlyAllowed},
+	}
+	for _, sv := range sa.Validators {
+		var vresp validator.StringResponse
+		sv.ValidateString(ctx, vreq, &vresp)
+		if len(vresp.Diagnostics) > 0 {
 			return false
-		}
-		for n, a := range sb.Attributes {
-			nv, ok := nested[n]
-			if !ok || !strings(path.Root(name).AtName(n), a, nv) {
-				return false
-			}
 		}
 	}
 	return true
