@@ -12,6 +12,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -27,10 +31,12 @@ import (
 //     an error of Configure, then runs the resource's ConfigValidators, its
 //     ValidateConfig and the schema's validation, in that order, each
 //     diagnostic kept (validateResource).
-//  2. SchemaValidation: the schema's rules the validation shortcut runs
+//  2. SchemaValidation: the schema's validation the validation shortcut runs
 //     itself, before any resource method: a read-only attribute set, a
 //     required one null, a write-only value for a client that does not
-//     allow them, a deprecated attribute set (attributeSilent).
+//     allow them, a deprecated attribute set, a string validator's finding,
+//     at the top level and in single nested blocks (schemaSilent,
+//     blockSilent, attributeValid, attributeSilent).
 //  3. CreatePlanOrder: a create's plan is the proposed state with the
 //     defaults where the configuration is null, write-only values null, and
 //     computed attributes null in the configuration unknown; ModifyPlan gets
@@ -94,6 +100,89 @@ func validateResource(ctx context.Context, r resource.Resource, data any, req re
 	return diags
 }
 
+// schemaSilent reports whether the framework's validation of config by the
+// schema finds nothing: read-only attributes unset, required ones set,
+// write-only values only for clients that allow them, no deprecated
+// attribute used (attributeSilent), and every string validator of the
+// top-level attributes and of the single nested blocks (the timeouts block of
+// terraform-plugin-framework-timeouts) silent. checkValidation keeps the
+// schema within what this covers.
+func schemaSilent(ctx context.Context, info *schemaInfo, config tfsdk.Config, writeOnlyAllowed bool) bool {
+	var attrs map[string]tftypes.Value
+	if config.Raw.As(&attrs) != nil {
+		return false
+	}
+	for name, a := range info.schema.Attributes {
+		v, ok := attrs[name]
+		if !ok || !attributeValid(ctx, path.Root(name), a, v, config, writeOnlyAllowed) {
+			return false
+		}
+	}
+	for name, b := range info.schema.Blocks {
+		v, present := attrs[name]
+		if !present || !blockSilent(ctx, name, b, v, config, writeOnlyAllowed) {
+			return false
+		}
+	}
+	return true
+}
+
+// blockSilent reports whether the schema's validation finds nothing in the
+// value v of block b: a single nested block, null or with silent attributes.
+func blockSilent(ctx context.Context, name string, b schema.Block, v tftypes.Value, config tfsdk.Config, writeOnlyAllowed bool) bool {
+	sb, ok := b.(schema.SingleNestedBlock)
+	switch {
+	case !ok || !v.IsKnown():
+		return false
+	case v.IsNull():
+		return true
+	}
+	var nested map[string]tftypes.Value
+	if v.As(&nested) != nil {
+		return false
+	}
+	for n, a := range sb.Attributes {
+		nv, ok := nested[n]
+		if !ok || !attributeValid(ctx, path.Root(name).AtName(n), a, nv, config, writeOnlyAllowed) {
+			return false
+		}
+	}
+	return true
+}
+
+// attributeValid reports whether the schema's validation finds nothing in
+// the value v of attribute a at p: its rules (attributeSilent), then its
+// string validators.
+func attributeValid(ctx context.Context, p path.Path, a schema.Attribute, v tftypes.Value, config tfsdk.Config, writeOnlyAllowed bool) bool {
+	if !attributeSilent(a, v, writeOnlyAllowed) {
+		return false
+	}
+	sa, ok := a.(schema.StringAttribute)
+	if !ok || len(sa.Validators) == 0 {
+		return true
+	}
+	sv, err := types.StringType.ValueFromTerraform(ctx, v)
+	if err != nil {
+		return false
+	}
+	str, ok := sv.(types.String)
+	if !ok {
+		return false
+	}
+	vreq := validator.StringRequest{
+		Path: p, PathExpression: p.Expression(), Config: config, ConfigValue: str,
+		ClientCapabilities: validator.ValidateSchemaClientCapabilities{WriteOnlyAttributesAllowed: writeOnlyAllowed},
+	}
+	for _, sv := range sa.Validators {
+		var vresp validator.StringResponse
+		sv.ValidateString(ctx, vreq, &vresp)
+		if len(vresp.Diagnostics) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // attributeSilent reports whether the framework's schema validation has
 // nothing to say of one attribute's value before its validators run
 // (SchemaValidation).
@@ -140,6 +229,32 @@ func createPlan(info *schemaInfo, cfg, plan map[string]tftypes.Value) bool {
 		}
 	}
 	return true
+}
+
+// modifyPlanRequest is the framework's ModifyPlan request and response for
+// the plan of a new resource (CreatePlanOrder): the configuration, the plan,
+// the null prior state, the null identity and an empty private state; the
+// response starts from the plan, with diags (Configure's) in it.
+func modifyPlanRequest(info *schemaInfo, caps *tfprotov6.PlanResourceChangeClientCapabilities, config, plan tftypes.Value,
+	diags diag.Diagnostics) (resource.ModifyPlanRequest, *resource.ModifyPlanResponse) {
+	identity := tftypes.NewValue(info.identity, nil)
+	req := resource.ModifyPlanRequest{
+		Config:   tfsdk.Config{Schema: info.schema, Raw: config},
+		Plan:     tfsdk.Plan{Schema: info.schema, Raw: plan},
+		State:    tfsdk.State{Schema: info.schema, Raw: tftypes.NewValue(info.typ, nil)},
+		Identity: &tfsdk.ResourceIdentity{Schema: info.identitySchema, Raw: identity.Copy()},
+	}
+	if caps != nil {
+		req.ClientCapabilities.DeferralAllowed = caps.DeferralAllowed
+	}
+	newProviderData(&req.Private)
+	return req, &resource.ModifyPlanResponse{
+		Diagnostics:     diags,
+		Plan:            req.Plan,
+		RequiresReplace: path.Paths{},
+		Private:         req.Private,
+		Identity:        &tfsdk.ResourceIdentity{Schema: info.identitySchema, Raw: identity.Copy()},
+	}
 }
 
 // planResponse encodes what ModifyPlan left as the framework's

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -82,32 +80,10 @@ func (s *server) planCreate(ctx context.Context, t *target, req *tfprotov6.PlanR
 		tflog.Trace(ctx, "plan of a new resource answered by the protocol shortcut: Configure failed", map[string]any{"type": req.TypeName})
 		return &tfprotov6.PlanResourceChangeResponse{Diagnostics: configureFailed(ctx, cdiags)}, true
 	}
-	identity := tftypes.NewValue(info.identity, nil)
-	mreq := resource.ModifyPlanRequest{
-		ClientCapabilities: modifyPlanCapabilities(req.ClientCapabilities),
-		Config:             tfsdk.Config{Schema: info.schema, Raw: cfgVal},
-		Plan:               tfsdk.Plan{Schema: info.schema, Raw: tftypes.NewValue(info.typ, plan)},
-		State:              tfsdk.State{Schema: info.schema, Raw: tftypes.NewValue(info.typ, nil)},
-		Identity:           &tfsdk.ResourceIdentity{Schema: info.identitySchema, Raw: identity.Copy()},
-	}
-	newProviderData(&mreq.Private)
-	mresp := resource.ModifyPlanResponse{
-		Diagnostics:     cdiags,
-		Plan:            mreq.Plan,
-		RequiresReplace: path.Paths{},
-		Private:         mreq.Private,
-		Identity:        &tfsdk.ResourceIdentity{Schema: info.identitySchema, Raw: identity.Copy()},
-	}
-	modifier.ModifyPlan(ctx, mreq, &mresp)
+	mreq, mresp := modifyPlanRequest(info, req.ClientCapabilities, cfgVal, tftypes.NewValue(info.typ, plan), cdiags)
+	modifier.ModifyPlan(ctx, mreq, mresp)
 	tflog.Trace(ctx, "plan of a new resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
-	return planResponse(ctx, info, &mresp), true
-}
-
-func modifyPlanCapabilities(c *tfprotov6.PlanResourceChangeClientCapabilities) resource.ModifyPlanClientCapabilities {
-	if c == nil {
-		return resource.ModifyPlanClientCapabilities{}
-	}
-	return resource.ModifyPlanClientCapabilities{DeferralAllowed: c.DeferralAllowed}
+	return planResponse(ctx, info, mresp), true
 }
 
 // planUnchanged answers the plan of an existing resource when the proposed
