@@ -68,7 +68,7 @@ func (s *server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyRe
 func (s *server) applyCreate(ctx context.Context, t *target, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, bool) {
 	info := t.info
 	planned, config := req.PlannedState, req.Config
-	if info.applyErr != nil || req.PriorState == nil || !isMsgPackNil(req.PriorState.MsgPack) ||
+	if info.applyErr != nil || !info.creator || req.PriorState == nil || !isMsgPackNil(req.PriorState.MsgPack) ||
 		planned == nil || config == nil || len(planned.JSON) > 0 || len(config.JSON) > 0 ||
 		len(planned.MsgPack) == 0 || isMsgPackNil(planned.MsgPack) || len(req.PlannedPrivate) > 0 ||
 		(req.ProviderMeta != nil && len(req.ProviderMeta.MsgPack) > 0 && !isMsgPackNil(req.ProviderMeta.MsgPack)) ||
@@ -81,9 +81,6 @@ func (s *server) applyCreate(ctx context.Context, t *target, req *tfprotov6.Appl
 	}
 	writeOnly, err := writeOnlyValues(config.MsgPack, info)
 	if err != nil {
-		return nil, false
-	}
-	if !info.creator {
 		return nil, false
 	}
 	r, cdiags, ok := s.configure(ctx, t)
@@ -101,9 +98,9 @@ func (s *server) applyCreate(ctx context.Context, t *target, req *tfprotov6.Appl
 	var out created
 	out.state, out.private, out.identity, out.diags, ok = creator.CreateValues(ctx, planVal, writeOnly)
 	if !ok {
-		// CreateValues did nothing; the framework's Configure and Create run
-		// instead. A warning of Configure would then come twice: none is
-		// expected of a Configure that succeeds.
+		// CreateValues did nothing (its values did not decode): the
+		// framework's Configure, which only takes the provider's data, and
+		// Create run instead.
 		return nil, false
 	}
 	out.diags = append(cdiags, out.diags...)

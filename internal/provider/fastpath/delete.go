@@ -27,7 +27,7 @@ type Deleter interface {
 func (s *server) applyDelete(ctx context.Context, t *target, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, bool) {
 	info := t.info
 	prior, planned := req.PriorState, req.PlannedState
-	if prior == nil || planned == nil || len(prior.JSON) > 0 || len(planned.JSON) > 0 ||
+	if !info.deleter || prior == nil || planned == nil || len(prior.JSON) > 0 || len(planned.JSON) > 0 ||
 		len(prior.MsgPack) == 0 || isMsgPackNil(prior.MsgPack) || !isMsgPackNil(planned.MsgPack) ||
 		(req.ProviderMeta != nil && len(req.ProviderMeta.MsgPack) > 0 && !isMsgPackNil(req.ProviderMeta.MsgPack)) {
 		return nil, false
@@ -42,9 +42,6 @@ func (s *server) applyDelete(ctx context.Context, t *target, req *tfprotov6.Appl
 	}
 	identity, ok := priorIdentity(info, req.PlannedIdentity)
 	if !ok {
-		return nil, false
-	}
-	if !info.deleter {
 		return nil, false
 	}
 	r, cdiags, ok := s.configure(ctx, t)
