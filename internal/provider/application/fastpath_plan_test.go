@@ -2,6 +2,7 @@ package application
 
 import (
 	"os"
+	"reflect"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -78,7 +79,7 @@ func TestPlanShortcut_AnswersUnchangedPlansAsTheFramework(t *testing.T) {
 }
 
 // The create shortcut plans a new Application exactly as the framework does,
-// and leaves plans with diagnostics to the framework.
+// diagnostics included.
 func TestPlanShortcut_PlansCreatesAsTheFramework(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("needs the local control plane (TF_ACC=1)")
@@ -120,12 +121,12 @@ func TestPlanShortcut_PlansCreatesAsTheFramework(t *testing.T) {
 			m.SensitiveSettings = convert.ToDynamic(map[string]any{"auth": map[string]any{"password": "s3cret"}})
 			return m
 		}(), wantShortcut: true},
-		{name: "invalid settings", config: base(map[string]any{"replicas": 0})},
+		{name: "invalid settings", config: base(map[string]any{"replicas": 0}), wantShortcut: true},
 		{name: "unpublished version", config: func() applicationModel {
 			m := base(map[string]any{"replicas": 2})
 			m.PackageVersion = types.StringValue("v9.9.9")
 			return m
-		}()},
+		}(), wantShortcut: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,12 +146,15 @@ func TestPlanShortcut_PlansCreatesAsTheFramework(t *testing.T) {
 }
 
 // assertSamePlan fails unless the shortcut's plan is the framework's: the
-// same planned state, private data and identity, and no diagnostics,
-// replacements or deferral on the framework's side.
+// same diagnostics, replacements, deferral, planned state, private data and
+// identity.
 func assertSamePlan(t *testing.T, got, want *tfprotov6.PlanResourceChangeResponse) {
 	t.Helper()
-	if len(want.Diagnostics) > 0 || len(want.RequiresReplace) > 0 || want.Deferred != nil {
-		t.Fatalf("framework plan has diagnostics %v, replacements %v, deferral %v", want.Diagnostics, want.RequiresReplace, want.Deferred)
+	if !reflect.DeepEqual(got.Diagnostics, want.Diagnostics) {
+		t.Fatalf("diagnostics %v, framework %v", diagSummaries(got.Diagnostics), diagSummaries(want.Diagnostics))
+	}
+	if !reflect.DeepEqual(got.RequiresReplace, want.RequiresReplace) || !reflect.DeepEqual(got.Deferred, want.Deferred) {
+		t.Fatalf("replacements %v, deferral %v; framework %v, %v", got.RequiresReplace, got.Deferred, want.RequiresReplace, want.Deferred)
 	}
 	if g, w := decodeModel(t, got.PlannedState), decodeModel(t, want.PlannedState); !g.Equal(w) {
 		t.Fatalf("planned state differs from the framework's:\n got  %v\n want %v", g, w)

@@ -3,6 +3,7 @@ package application
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -26,7 +27,13 @@ import (
 // testProvider serves deckhouse_application alone. Its configuration names
 // the cluster by host or kubeconfig; Configure hands the resource the same
 // providerdata.Data the deckhouse provider would.
-type testProvider struct{ data *providerdata.Data }
+type testProvider struct {
+	data *providerdata.Data
+	// planChecks and requestTimeout replace the defaults (best_effort, 10 s)
+	// when set.
+	planChecks     string
+	requestTimeout time.Duration
+}
 
 type testProviderModel struct {
 	Host       types.String `tfsdk:"host"`
@@ -53,6 +60,12 @@ func (p *testProvider) Configure(ctx context.Context, req provider.ConfigureRequ
 	}
 	if p := m.ConfigPath.ValueString(); p != "" {
 		data.Conn.ConfigPaths = []string{p}
+	}
+	if p.planChecks != "" {
+		data.PlanChecks = p.planChecks
+	}
+	if p.requestTimeout != 0 {
+		data.RequestTimeout = p.requestTimeout
 	}
 	p.data = data
 	resp.ResourceData = data
@@ -114,12 +127,18 @@ type servers struct {
 
 func newServers(t *testing.T, host, kubeconfig string) *servers {
 	t.Helper()
-	p := &testProvider{}
-	behind := &frameworkCalls{ProviderServer: providerserver.NewProtocol6(p)()}
+	return newServersOf(t, host, kubeconfig, testProvider{})
+}
+
+// newServersOf is newServers with providers made like proto.
+func newServersOf(t *testing.T, host, kubeconfig string, proto testProvider) *servers {
+	t.Helper()
+	p, fp := proto, proto
+	behind := &frameworkCalls{ProviderServer: providerserver.NewProtocol6(&p)()}
 	s := &servers{
 		shortcut:  fastpath.New(behind, p.resourceData, fastpath.Resource{TypeName: TypeName, New: NewResource}),
 		behind:    behind,
-		framework: providerserver.NewProtocol6(&testProvider{})(),
+		framework: providerserver.NewProtocol6(&fp)(),
 	}
 	if host == "" && kubeconfig == "" {
 		return s

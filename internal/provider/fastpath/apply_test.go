@@ -81,7 +81,7 @@ func TestCreateResponse_AnswersAsTheFrameworksCreateResource(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp := createResponse(ctx, info, tt.out)
+			resp := createResponse(ctx, info, tt.out, true)
 			var got []string
 			for _, d := range resp.Diagnostics {
 				got = append(got, d.Summary)

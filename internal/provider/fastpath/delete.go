@@ -27,7 +27,7 @@ type Deleter interface {
 func (s *server) applyDelete(ctx context.Context, t *target, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, bool) {
 	info := t.info
 	prior, planned := req.PriorState, req.PlannedState
-	if prior == nil || planned == nil || len(prior.JSON) > 0 || len(planned.JSON) > 0 ||
+	if !info.deleter || prior == nil || planned == nil || len(prior.JSON) > 0 || len(planned.JSON) > 0 ||
 		len(prior.MsgPack) == 0 || isMsgPackNil(prior.MsgPack) || !isMsgPackNil(planned.MsgPack) ||
 		(req.ProviderMeta != nil && len(req.ProviderMeta.MsgPack) > 0 && !isMsgPackNil(req.ProviderMeta.MsgPack)) {
 		return nil, false
@@ -44,32 +44,22 @@ func (s *server) applyDelete(ctx context.Context, t *target, req *tfprotov6.Appl
 	if !ok {
 		return nil, false
 	}
-	r, ok := s.configured(ctx, t)
+	r, cdiags, ok := s.configure(ctx, t)
 	if !ok {
 		return nil, false
 	}
+	if cdiags.HasError() {
+		tflog.Trace(ctx, "delete answered by the protocol shortcut: Configure failed", map[string]any{"type": req.TypeName})
+		return &tfprotov6.ApplyResourceChangeResponse{Diagnostics: configureFailed(ctx, cdiags)}, true
+	}
 	deleter, ok := r.(Deleter)
 	if !ok {
-		return nil, false
+		return nil, false // t.New returned another type
 	}
 	diags, ok := deleter.DeleteValues(ctx, priorVal, private)
 	if !ok {
 		return nil, false
 	}
 	tflog.Trace(ctx, "delete answered by the protocol shortcut", map[string]any{"type": req.TypeName})
-	if diags.HasError() {
-		privateBytes, pdiags := encodePrivate(private)
-		diags.Append(pdiags...)
-		return &tfprotov6.ApplyResourceChangeResponse{
-			NewState: prior, NewIdentity: identity, Private: privateBytes, Diagnostics: protoDiagnostics(ctx, diags),
-		}, true
-	}
-	null, err := tfprotov6.NewDynamicValue(info.typ, tftypes.NewValue(info.typ, nil))
-	if err != nil {
-		diags.AddError("Unable to Convert State", "An unexpected error was encountered when converting the state to the protocol type: "+err.Error())
-	}
-	nullIdentity, _ := priorIdentity(info, nil)
-	return &tfprotov6.ApplyResourceChangeResponse{
-		NewState: &null, NewIdentity: nullIdentity, Diagnostics: protoDiagnostics(ctx, diags),
-	}, true
+	return deleteResponse(ctx, info, prior, identity, private, append(cdiags, diags...)), true
 }

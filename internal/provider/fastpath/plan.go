@@ -5,7 +5,6 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -42,23 +41,18 @@ func reqTypeName(req *tfprotov6.PlanResourceChangeRequest) string {
 }
 
 // planCreate plans a new resource with the framework's steps for a
-// resource without prior state, done on the top-level attributes only: the
-// proposed state gets the defaults where the configuration is null, write-only
-// values are removed, and computed attributes null in the configuration
-// become unknown. Plan modifiers do nothing without a prior state (checkPlan
-// admits only UseStateForUnknown and RequiresReplace), so ModifyPlan comes
-// next, as the framework calls it. A plan with diagnostics, replacements or an
-// identity goes to the framework, which renders them.
+// resource without prior state (createPlan), then the resource's own
+// ModifyPlan, as the framework calls it. Once Configure has run, the answer
+// is the shortcut's, diagnostics, replacements and deferral included
+// (planResponse): handing the call on would run ModifyPlan, and the reads
+// and verdicts in it, a second time.
 func (s *server) planCreate(ctx context.Context, t *target, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
 	proposed, config := req.ProposedNewState, req.Config
 	if req.PriorState == nil || !isMsgPackNil(req.PriorState.MsgPack) ||
 		len(req.PriorPrivate) > 0 || (req.PriorIdentity != nil && req.PriorIdentity.IdentityData != nil && !isMsgPackNil(req.PriorIdentity.IdentityData.MsgPack)) ||
+		(req.ProviderMeta != nil && len(req.ProviderMeta.MsgPack) > 0 && !isMsgPackNil(req.ProviderMeta.MsgPack)) ||
 		proposed == nil || config == nil || len(proposed.JSON) > 0 || len(config.JSON) > 0 ||
 		len(proposed.MsgPack) == 0 || isMsgPackNil(proposed.MsgPack) {
-		return nil, false
-	}
-	r, ok := s.configured(ctx, t)
-	if !ok {
 		return nil, false
 	}
 	info := t.info
@@ -71,76 +65,25 @@ func (s *server) planCreate(ctx context.Context, t *target, req *tfprotov6.PlanR
 		return nil, false
 	}
 	plan, err := objectAttributes(proposed, info.typ)
-	if err != nil {
+	if err != nil || !createPlan(info, cfg, plan) {
 		return nil, false
 	}
-	for name, a := range info.attrs {
-		c, ok := cfg[name]
-		if !ok {
-			return nil, false
-		}
-		switch {
-		case !c.IsNull():
-		case a.hasDefault:
-			plan[name] = info.defaults[name]
-		case a.writeOnly:
-		case a.computed:
-			plan[name] = tftypes.NewValue(a.unknownType, tftypes.UnknownValue)
-		}
-		if a.writeOnly && !plan[name].IsNull() {
-			plan[name] = tftypes.NewValue(a.unknownType, nil)
-		}
+	r, cdiags, ok := s.configure(ctx, t)
+	if !ok {
+		return nil, false
 	}
-	planVal := tftypes.NewValue(info.typ, plan)
-
-	mreq := resource.ModifyPlanRequest{
-		ClientCapabilities: modifyPlanCapabilities(req.ClientCapabilities),
-		Config:             tfsdk.Config{Schema: info.schema, Raw: cfgVal},
-		Plan:               tfsdk.Plan{Schema: info.schema, Raw: planVal},
-		State:              tfsdk.State{Schema: info.schema, Raw: tftypes.NewValue(info.typ, nil)},
-	}
-	mresp := resource.ModifyPlanResponse{Plan: mreq.Plan}
 	modifier, ok := r.(resource.ResourceWithModifyPlan)
 	if !ok {
-		return nil, false
+		return nil, false // t.New returned another type
 	}
-	modifier.ModifyPlan(ctx, mreq, &mresp)
-	if len(mresp.Diagnostics) > 0 || len(mresp.RequiresReplace) > 0 ||
-		mresp.Deferred != nil || mresp.Identity != nil {
-		return nil, false
+	if cdiags.HasError() {
+		tflog.Trace(ctx, "plan of a new resource answered by the protocol shortcut: Configure failed", map[string]any{"type": req.TypeName})
+		return &tfprotov6.PlanResourceChangeResponse{Diagnostics: configureFailed(ctx, cdiags)}, true
 	}
-	planned, err := tfprotov6.NewDynamicValue(info.typ, mresp.Plan.Raw)
-	if err != nil {
-		return nil, false
-	}
-	identity, ok := priorIdentity(info, req.PriorIdentity)
-	if !ok {
-		return nil, false
-	}
+	mreq, mresp := modifyPlanRequest(info, req.ClientCapabilities, cfgVal, tftypes.NewValue(info.typ, plan), cdiags)
+	modifier.ModifyPlan(ctx, mreq, mresp)
 	tflog.Trace(ctx, "plan of a new resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
-	return &tfprotov6.PlanResourceChangeResponse{PlannedState: &planned, PlannedIdentity: identity}, true
-}
-
-// priorIdentity returns the planned identity of a plan that leaves the
-// identity alone: the prior identity, or, when the client sent none (a client
-// without identity support, or a new resource), the null identity the
-// framework starts from.
-func priorIdentity(info *schemaInfo, prior *tfprotov6.ResourceIdentityData) (*tfprotov6.ResourceIdentityData, bool) {
-	if prior != nil && prior.IdentityData != nil {
-		return prior, true
-	}
-	null, err := tfprotov6.NewDynamicValue(info.identity, tftypes.NewValue(info.identity, nil))
-	if err != nil {
-		return nil, false
-	}
-	return &tfprotov6.ResourceIdentityData{IdentityData: &null}, true
-}
-
-func modifyPlanCapabilities(c *tfprotov6.PlanResourceChangeClientCapabilities) resource.ModifyPlanClientCapabilities {
-	if c == nil {
-		return resource.ModifyPlanClientCapabilities{}
-	}
-	return resource.ModifyPlanClientCapabilities{DeferralAllowed: c.DeferralAllowed}
+	return planResponse(ctx, info, mresp), true
 }
 
 // planUnchanged answers the plan of an existing resource when the proposed

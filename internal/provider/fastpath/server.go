@@ -5,12 +5,15 @@
 // terraform-plugin-framework spends most of a plan's provider time
 // converting values between the protocol and its own types, several times per
 // resource and per call, often to return them unchanged. Each shortcut gives
-// the answer the framework's pipeline would give and hands everything else
-// (every input it does not recognise, and before a write every answer with a
-// diagnostic) to the framework; the shortcuts that write (a create, a delete)
-// answer with the resource's diagnostics as the framework would, since a
-// write cannot be handed on once done:
-//   - ValidateResourceConfig: configValid (validate.go);
+// the answer the framework's pipeline would give. It hands a call on (every
+// input it does not recognise, any doubt) only before it has run a resource
+// method that may act (Configure, ModifyPlan, validators, a create or a
+// delete): once it has, it answers with what the method gave, diagnostics
+// included, so that no resource method runs twice for one call. What the
+// answers copy of the framework is in framework.go, each behaviour pinned by
+// a test.
+// The shortcuts:
+//   - ValidateResourceConfig: validate (validate.go);
 //   - ReadResource: readUnchanged (read.go), for resources implementing
 //     UnchangedReader;
 //   - PlanResourceChange: planUnchanged, for resources implementing
@@ -24,7 +27,7 @@
 //
 // The package knows no resource type: what a shortcut needs of one it learns
 // from the framework's interfaces (Schema, IdentitySchema, Configure,
-// ModifyPlan, ValidateConfig) and from its own interfaces (UnchangedPlanner,
+// ModifyPlan, ConfigValidators, ValidateConfig, ImportState) and from its own interfaces (UnchangedPlanner,
 // UnchangedReader, DestroyPlanner here, Creator in apply.go, Deleter in
 // delete.go). Each answer
 // logs a TRACE line. EnvVar turns every shortcut off.
@@ -32,7 +35,6 @@ package fastpath
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"reflect"
@@ -171,21 +173,32 @@ func (s *server) target(typeName string) *target {
 	return t
 }
 
-// configured returns a new resource configured with the provider's data, or
-// false when the provider is not configured or Configure reported anything.
-func (s *server) configured(ctx context.Context, t *target) (resource.Resource, bool) {
+// configure returns a new resource of t configured as the framework
+// configures one for each call: Configure with the provider's data. ok is
+// false, with no resource method run, when the provider is not configured
+// yet or the resource has no Configure: the call then goes to the
+// framework. diags are Configure's; a shortcut answers them alone when they
+// hold an error, as the framework does (configureFailed).
+func (s *server) configure(ctx context.Context, t *target) (resource.Resource, diag.Diagnostics, bool) {
 	data := s.providerData()
 	if data == nil {
-		return nil, false
+		return nil, nil, false
 	}
 	r := t.New()
 	c, ok := r.(resource.ResourceWithConfigure)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	var resp resource.ConfigureResponse
 	c.Configure(ctx, resource.ConfigureRequest{ProviderData: data}, &resp)
-	return r, len(resp.Diagnostics) == 0
+	return r, resp.Diagnostics, true
+}
+
+// configured returns a new resource configured with the provider's data, or
+// false when the provider is not configured or Configure reported anything.
+func (s *server) configured(ctx context.Context, t *target) (resource.Resource, bool) {
+	r, diags, ok := s.configure(ctx, t)
+	return r, ok && len(diags) == 0
 }
 
 // isMsgPackNil reports whether a MessagePack value is nil (a null object).
@@ -212,12 +225,15 @@ type schemaInfo struct {
 	defaults       map[string]tftypes.Value // attribute name -> default value
 	attrs          map[string]attrInfo      // top-level attributes
 	err            error
-	// validateErr is set when the schema has validation configValid does
+	// validateErr is set when the schema has validation schemaSilent does
 	// not run (see checkValidation).
 	validateErr error
 	// applyErr is set when the schema has what applyCreate does not
 	// reproduce (see checkApply).
 	applyErr error
+	// creator and deleter say whether the resource implements Creator and
+	// Deleter.
+	creator, deleter bool
 }
 
 // attrInfo is what the create shortcut needs of a top-level attribute.
@@ -248,6 +264,8 @@ func schemaInfoOf(ctx context.Context, r resource.Resource) *schemaInfo {
 	var idResp resource.IdentitySchemaResponse
 	ri.IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &idResp)
 	info := schemaInfoFromSchema(ctx, resp.Schema)
+	_, info.creator = r.(Creator)
+	_, info.deleter = r.(Deleter)
 	info.identitySchema = idResp.IdentitySchema
 	info.identity = idResp.IdentitySchema.Type().TerraformType(ctx)
 	return info
@@ -313,19 +331,6 @@ var (
 	errUnsupportedDefault = errors.New("attribute default not supported by the plan shortcut")
 	errMissingInterface   = errors.New("resource without the framework interfaces the shortcuts call")
 )
-
-// privateData decodes the framework's private data (a JSON object of base64
-// values); ok is false when it cannot be read.
-func privateData(private []byte) (Private, bool) {
-	if len(private) == 0 {
-		return Private{}, true
-	}
-	var m map[string][]byte
-	if err := json.Unmarshal(private, &m); err != nil {
-		return nil, false
-	}
-	return m, true
-}
 
 // hasDefault reports whether a schema attribute sets a Default.
 func hasDefault(a schema.Attribute) bool {

@@ -42,9 +42,7 @@ func upgradeCurrent(ctx context.Context, t *target, req *tfprotov6.UpgradeResour
 		tflog.Trace(ctx, "upgrade of a current state answered by the protocol shortcut with the stored JSON", map[string]any{"type": req.TypeName})
 		return &tfprotov6.UpgradeResourceStateResponse{UpgradedState: &tfprotov6.DynamicValue{JSON: req.RawState.JSON}}, true
 	}
-	val, err := req.RawState.UnmarshalWithOpts(info.typ, tfprotov6.UnmarshalOpts{
-		ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true},
-	})
+	val, err := req.RawState.UnmarshalWithOpts(info.typ, upgradeOptions)
 	if err != nil {
 		return nil, false
 	}

@@ -4,128 +4,57 @@ import (
 	"context"
 	"errors"
 
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
 func (s *server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
 	if req != nil && !s.off[shortcutValidate] {
-		if t := s.target(req.TypeName); t != nil && configValid(ctx, t, req) {
-			tflog.Trace(ctx, "validation of a resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
-			return &tfprotov6.ValidateResourceConfigResponse{}, nil
+		if t := s.target(req.TypeName); t != nil {
+			if resp, ok := s.validate(ctx, t, req); ok {
+				tflog.Trace(ctx, "validation of a resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
+				return resp, nil
+			}
 		}
 	}
 	return s.ProviderServer.ValidateResourceConfig(ctx, req)
 }
 
-// errUnsupportedValidation marks a schema with validation configValid does
-// not run.
+// errUnsupportedValidation marks a schema with validation the validation
+// shortcut does not run.
 var errUnsupportedValidation = errors.New("validation not supported by the validation shortcut")
 
-// configValid runs the framework's validation of a resource configuration and reports whether it finds nothing to say: read-only
-// attributes unset, required ones set, write-only values only for clients
-// that allow them, no deprecated attribute used, every string validator of
-// the top-level attributes and of the single nested blocks (the timeouts
-// block of terraform-plugin-framework-timeouts) silent, and the resource's
-// ValidateConfig silent. Any finding goes to the framework, which reports
-// it. checkValidation keeps the schema within what this covers.
-func configValid(ctx context.Context, t *target, req *tfprotov6.ValidateResourceConfigRequest) bool {
+// validate answers the validation of a configuration the schema's rules
+// find nothing in (schemaSilent), without a resource method run before that
+// is known: then the resource's part of the framework's validation runs
+// (validateResource: Configure with the provider's data, nil before the
+// provider is configured, its ConfigValidators and ValidateConfig), and the
+// answer is their diagnostics. A configuration the schema's rules find
+// something in goes to the framework, which reports it.
+func (s *server) validate(ctx context.Context, t *target, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, bool) {
 	info := t.info
 	if info.validateErr != nil || req.Config == nil || len(req.Config.JSON) > 0 {
-		return false
+		return nil, false
 	}
 	cfgVal, err := req.Config.Unmarshal(info.typ)
 	if err != nil {
-		return false
-	}
-	var attrs map[string]tftypes.Value
-	if cfgVal.As(&attrs) != nil {
-		return false
+		return nil, false
 	}
 	writeOnlyAllowed := req.ClientCapabilities != nil && req.ClientCapabilities.WriteOnlyAttributesAllowed
 	config := tfsdk.Config{Schema: info.schema, Raw: cfgVal}
-	strings := func(p path.Path, a schema.Attribute, v tftypes.Value) bool {
-		null, unknown := v.IsNull(), !v.IsKnown()
-		switch {
-		case a.IsComputed() && !a.IsOptional() && !null,
-			a.IsRequired() && null,
-			a.IsWriteOnly() && !null && !writeOnlyAllowed,
-			a.GetDeprecationMessage() != "" && !null && !unknown:
-			return false
-		}
-		sa, ok := a.(schema.StringAttribute)
-		if !ok || len(sa.Validators) == 0 {
-			return true
-		}
-		sv, err := types.StringType.ValueFromTerraform(ctx, v)
-		if err != nil {
-			return false
-		}
-		str, ok := sv.(types.String)
-		if !ok {
-			return false
-		}
-		vreq := validator.StringRequest{
-			Path: p, PathExpression: p.Expression(), Config: config, ConfigValue: str,
-			ClientCapabilities: validator.ValidateSchemaClientCapabilities{WriteOnlyAttributesAllowed: writeOnlyAllowed},
-		}
-		for _, v := range sa.Validators {
-			var vresp validator.StringResponse
-			v.ValidateString(ctx, vreq, &vresp)
-			if len(vresp.Diagnostics) > 0 {
-				return false
-			}
-		}
-		return true
+	if !schemaSilent(ctx, info, config, writeOnlyAllowed) {
+		return nil, false
 	}
-	for name, a := range info.schema.Attributes {
-		v, ok := attrs[name]
-		if !ok || !strings(path.Root(name), a, v) {
-			return false
-		}
-	}
-	for name, b := range info.schema.Blocks {
-		sb, ok := b.(schema.SingleNestedBlock)
-		v, present := attrs[name]
-		if !ok || !present {
-			return false
-		}
-		if v.IsNull() {
-			continue
-		}
-		if !v.IsKnown() {
-			return false
-		}
-		var nested map[string]tftypes.Value
-		if v.As(&nested) != nil {
-			return false
-		}
-		for n, a := range sb.Attributes {
-			nv, ok := nested[n]
-			if !ok || !strings(path.Root(name).AtName(n), a, nv) {
-				return false
-			}
-		}
-	}
-	var vresp resource.ValidateConfigResponse
-	configValidator, ok := t.New().(resource.ResourceWithValidateConfig)
-	if !ok {
-		return false
-	}
-	configValidator.ValidateConfig(ctx, resource.ValidateConfigRequest{
+	diags := validateResource(ctx, t.New(), s.providerData(), resource.ValidateConfigRequest{
 		Config: config, ClientCapabilities: resource.ValidateConfigClientCapabilities{WriteOnlyAttributesAllowed: writeOnlyAllowed},
-	}, &vresp)
-	return len(vresp.Diagnostics) == 0
+	})
+	return &tfprotov6.ValidateResourceConfigResponse{Diagnostics: protoDiagnostics(ctx, diags)}, true
 }
 
-// checkValidation reports validation configValid does not run: validators
+// checkValidation reports validation schemaSilent does not run: validators
 // on anything but strings, nested attributes a configuration can set, and
 // blocks other than single nested blocks of plain string attributes.
 // Computed-only attributes are not looked into: a configuration cannot set
