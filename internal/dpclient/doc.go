@@ -23,7 +23,7 @@
 // server-side apply with retries, the wait, and the pending-create mark,
 // with an Outcome (NotSent, Rejected, MayHaveLanded, Applied) that says what
 // the cluster may hold. Errors are classified as client-go's retries judge
-// them (errors.go): what may have landed is a request sent without an answer
+// them (Classify, classify.go): what may have landed is a request sent without an answer
 // or answered 500, 502, 503 or 504; a refused connection, a name that does
 // not resolve, a failed TLS handshake and the verdict never sent anything.
 //

@@ -139,24 +139,6 @@ type CutShortError struct{ Verdict *UnreachableError }
 func (e *CutShortError) Error() string { return e.Verdict.Error() }
 func (e *CutShortError) Unwrap() error { return e.Verdict }
 
-// NeverSent reports whether err proves the request never reached the API
-// server: the verdict held it back, the connection was refused, the name did
-// not resolve, or the TLS handshake failed.
-func NeverSent(err error) bool {
-	var ns *NotSentError
-	var ue *UnreachableError
-	var cs *CutShortError
-	switch {
-	case errors.As(err, &cs):
-		return false
-	case errors.As(err, &ns):
-		return true
-	case errors.As(err, &ue):
-		return !ue.Sent()
-	}
-	return refused(err) || misconfigured(err) || rateLimited(err)
-}
-
 // shareVerdict turns the end of a caller's wait for a shared read into the
 // verdict that ended the read, when there is one: every read waiting on a
 // server that did not answer gets the same diagnostic.
@@ -184,17 +166,9 @@ func (o *outage) shareVerdict(err error) error {
 	return err
 }
 
-// Misconfigured reports whether err is a configuration error of the
-// connection (a host name that does not resolve, a certificate that does not
-// verify): retrying cannot help.
-func Misconfigured(err error) bool {
-	var ue *UnreachableError
-	if errors.As(err, &ue) {
-		return ue.Kind == KindMisconfigured
-	}
-	return misconfigured(err)
-}
-
+// misconfigured reports whether a transport error is a configuration error
+// of the connection (a host name that does not resolve, a certificate that
+// does not verify): retrying cannot help.
 func misconfigured(err error) bool {
 	var (
 		dnsErr   *net.DNSError

@@ -213,9 +213,9 @@ func (c *Client) Wait(ctx context.Context, obj *unstructured.Unstructured, opts 
 	for {
 		ev, err := w.next(ctx, c)
 		switch {
-		case ctx.Err() != nil || rateLimited(err):
+		case ctx.Err() != nil || Classify(err).RateLimited():
 			// The rate limiter refuses to wait past the deadline: a timeout.
-			return last, c.waitEnded(ctx, opts.Condition, last, lastErr, rateLimited(err))
+			return last, c.waitEnded(ctx, opts.Condition, last, lastErr, Classify(err).RateLimited())
 		case err == nil && ev.err == nil && ev.note != nil:
 			lastErr = ev.note
 			continue

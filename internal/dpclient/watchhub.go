@@ -359,11 +359,13 @@ func (nw *nsWatch) run(ctx context.Context) {
 // hubRetries reports whether the shared watch retries after err.
 func hubRetries(err error) bool {
 	var terr *transientError
-	if unreachable(err) || Misconfigured(err) {
+	switch c := Classify(err); {
+	case c.Verdict() || c == ClassMisconfigured:
 		return false
+	case c.RateLimited() || c.Transient():
+		return true
 	}
-	return errors.Is(err, errGone) || errors.As(err, &terr) || Transient(err) || rateLimited(err) ||
-		errors.Is(err, context.DeadlineExceeded)
+	return errors.Is(err, errGone) || errors.As(err, &terr) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // start fixes where the next stream starts.

@@ -266,7 +266,7 @@ func (c *Client) retryWrite(ctx context.Context, write func(context.Context) (*u
 			return out, nil
 		}
 		err = c.outage.shareVerdict(err)
-		landed = landed || mayHaveLanded(err)
+		landed = landed || Classify(err).MayHaveLanded()
 		var status apierrors.APIStatus
 		if !r.again(err) || ctx.Err() != nil {
 			if !landed && errors.As(err, &status) && !apierrors.IsTooManyRequests(err) {
