@@ -184,13 +184,3 @@ func (c *Client) unmark(ctx context.Context, ns, name, manager, value string) {
 		c.log(ctx, "could not remove the pending-create mark of an adopted Application", map[string]any{"namespace": ns, "name": name, "error": err.Error()})
 	}
 }
-
-// MarkPendingCreate marks the Application of the apply configuration obj as
-// a pending create of opts.FieldManager (see AnnotationPendingCreate). Write
-// does this itself; this is for callers that write without it.
-func (c *Client) MarkPendingCreate(ctx context.Context, obj map[string]any, opts ApplyOptions) error {
-	u := &unstructured.Unstructured{Object: obj}
-	res := WriteResult{Outcome: MayHaveLanded}
-	c.markPending(ctx, u, opts.FieldManager, markValue(opts.FieldManager, newToken()), &res)
-	return res.MarkErr
-}

@@ -184,16 +184,6 @@ func (c *Client) checkCreate(ctx context.Context, ns, name, manager string) (*pe
 	return nil, &WriteResult{Outcome: Rejected, Err: &ExistsError{Namespace: ns, Name: name, Managers: managers(existing)}}
 }
 
-// Apply writes the Application with server-side apply and no wait: Write
-// without Wait, for callers that only need the object or the error.
-func (c *Client) Apply(ctx context.Context, obj map[string]any, opts ApplyOptions) (*unstructured.Unstructured, error) {
-	res := c.Write(ctx, WriteRequest{Object: obj, ApplyOptions: opts})
-	if res.Outcome != Applied {
-		return nil, res.Err
-	}
-	return res.Object, nil
-}
-
 // existing looks an Application up for a create, retrying transient errors.
 func (c *Client) existing(ctx context.Context, namespace, name string) (*unstructured.Unstructured, error) {
 	b := Backoff{Initial: 200 * time.Millisecond, Max: 5 * time.Second}
