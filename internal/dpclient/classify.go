@@ -10,6 +10,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient/outage"
 )
 
 // Class is what a failed request says about the API server and about the
@@ -38,7 +40,7 @@ const (
 	// connection): it may have landed.
 	ClassNoAnswer
 	// ClassConnectionRefused: the connection was refused (a restarting API
-	// server; the client's verdict ends those after refusedWindow): never
+	// server; the client's verdict ends those after outage.RefusedWindow): never
 	// sent.
 	ClassConnectionRefused
 	// ClassRateLimited: client-go's rate limiter refused to wait past the
@@ -154,7 +156,7 @@ func Classify(err error) Class {
 		return verdictClass(ns.Verdict, false)
 	case errors.As(err, &ue):
 		return verdictClass(ue, ue.Sent())
-	case misconfigured(err):
+	case outage.Misconfigured(err):
 		return ClassMisconfigured
 	case rateLimited(err):
 		// The read ran out of time waiting for the rate limiter after a
@@ -166,7 +168,7 @@ func Classify(err error) Class {
 		return ClassRateLimited
 	case errors.As(err, &status):
 		return statusClass(int(status.Status().Code))
-	case utilnet.IsConnectionRefused(err) || refused(err):
+	case utilnet.IsConnectionRefused(err) || outage.Refused(err):
 		return ClassConnectionRefused
 	case noAnswer(err):
 		return ClassNoAnswer

@@ -137,8 +137,8 @@ func (c *Client) markPending(ctx context.Context, u *unstructured.Unstructured, 
 	case errors.Is(ctx.Err(), context.Canceled):
 		res.MarkErr = errors.New("the operation was cancelled")
 		return
-	case c.outage.get() != nil:
-		res.MarkErr = fmt.Errorf("not sent: the API server %s did not answer", c.outage.get().Server)
+	case c.outage.Get() != nil:
+		res.MarkErr = fmt.Errorf("not sent: the API server %s did not answer", c.outage.Get().Server)
 		return
 	}
 	// The create's context may have run out its deadline: the mark gets a

@@ -139,7 +139,7 @@ func TestVerdict_RefusedConnectionsTripAfterTheWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.outage.window = 300 * time.Millisecond
+	c.outage.SetRefusedWindow(300 * time.Millisecond)
 	_, err = c.GetApplication(context.Background(), "ns", "a")
 	if c.Unreachable() != nil || !Classify(err).Transient() || Classify(err).Sent() {
 		t.Fatalf("first refusal: %v (verdict %v), want a transient error that was never sent", err, c.Unreachable())

@@ -190,7 +190,7 @@ func (c *Client) existing(ctx context.Context, namespace, name string) (*unstruc
 	var r retries
 	for {
 		u, err := c.creates.get(ctx, namespace, name)
-		err = c.outage.shareVerdict(err)
+		err = c.outage.ShareVerdict(err)
 		if err == nil || !r.again(err) || ctx.Err() != nil {
 			return u, err
 		}
@@ -255,7 +255,7 @@ func (c *Client) retryWrite(ctx context.Context, write func(context.Context) (*u
 		if err == nil {
 			return out, nil
 		}
-		err = c.outage.shareVerdict(err)
+		err = c.outage.ShareVerdict(err)
 		landed = landed || Classify(err).MayHaveLanded()
 		var status apierrors.APIStatus
 		if !r.again(err) || ctx.Err() != nil {
@@ -379,7 +379,7 @@ func (c *Client) waitGone(ctx context.Context, held *unstructured.Unstructured, 
 	last := held
 	var lastErr error
 	for {
-		ev, err := w.next(ctx, c)
+		ev, err := w.next(ctx)
 		switch {
 		case ctx.Err() != nil:
 			msg := "timed out waiting for the Application to disappear (finalizers still pending?). Last status: " + StatusSummary(last)
