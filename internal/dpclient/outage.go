@@ -24,7 +24,6 @@ const (
 	KindMisconfigured = outage.KindMisconfigured
 )
 
-// ReportedBefore reports whether err comes from the verdict and an error
-// diagnostic of this process already reports that verdict (see
-// outage.ReportedBefore).
-func ReportedBefore(err error) bool { return outage.ReportedBefore(err) }
+// ClaimReport claims the run's one error report of the verdict err comes
+// from, and reports whether this caller got it (see outage.ClaimReport).
+func ClaimReport(err error) bool { return outage.ClaimReport(err) }

@@ -269,7 +269,7 @@ func TestClassify_RateLimitedReadJudgedByItsPreviousAttempt(t *testing.T) {
 	}
 }
 
-func TestReportedBefore_OnlyTheFirstReportOfAVerdictClaimsIt(t *testing.T) {
+func TestClaimReport_OnlyTheFirstReportOfAVerdictClaimsIt(t *testing.T) {
 	verdict := &UnreachableError{Server: "https://api", Request: "GET applications", Waited: time.Second, Err: context.DeadlineExceeded}
 	other := &UnreachableError{Server: "https://other", Request: "GET applications", Waited: time.Second, Err: context.DeadlineExceeded}
 	steps := []struct {
@@ -277,18 +277,18 @@ func TestReportedBefore_OnlyTheFirstReportOfAVerdictClaimsIt(t *testing.T) {
 		err  error
 		want bool
 	}{
-		{"an error that is not the verdict is never reported before", errors.New("forbidden"), false},
-		{"no error is never reported before", nil, false},
-		{"the first report of the verdict claims it", &NotSentError{Verdict: verdict}, false},
-		{"a later request not sent shares that report", &NotSentError{Verdict: verdict}, true},
-		{"a request the verdict cut short shares it", &CutShortError{Verdict: verdict}, true},
-		{"the verdict itself, wrapped, shares it", fmt.Errorf("reading: %w", verdict), true},
-		{"another client's verdict is its own first report", other, false},
-		{"an error that is not the verdict stays an error after it", errors.New("forbidden"), false},
+		{"an error that is not the verdict is always its own report", errors.New("forbidden"), true},
+		{"no error is its own report", nil, true},
+		{"the first report of the verdict claims it", &NotSentError{Verdict: verdict}, true},
+		{"a later request not sent shares that report", &NotSentError{Verdict: verdict}, false},
+		{"a request the verdict cut short shares it", &CutShortError{Verdict: verdict}, false},
+		{"the verdict itself, wrapped, shares it", fmt.Errorf("reading: %w", verdict), false},
+		{"another client's verdict is its own first report", other, true},
+		{"an error that is not the verdict stays an error after it", errors.New("forbidden"), true},
 	}
 	for _, s := range steps {
-		if got := ReportedBefore(s.err); got != s.want {
-			t.Errorf("%s: ReportedBefore = %v, want %v", s.name, got, s.want)
+		if got := ClaimReport(s.err); got != s.want {
+			t.Errorf("%s: ClaimReport = %v, want %v", s.name, got, s.want)
 		}
 	}
 }

@@ -107,21 +107,22 @@ func (e *UnreachableError) Unwrap() []error {
 // server (it was sent and no answer came): only then may a write have landed.
 func (e *UnreachableError) Sent() bool { return e.Kind == KindNoAnswer }
 
-// ReportedBefore reports whether err comes from the verdict and an error
-// diagnostic of this process already reports that verdict. The first caller
-// to ask about a verdict claims its report and gets false: it reports the
-// error, and the callers after it may say "same cause" in a warning instead
-// of an error of their own. A CLI renders every error with its configuration
+// ClaimReport claims the run's one error report of the verdict err comes
+// from, and reports whether this caller got it: the first caller for a
+// verdict gets true and reports the error, and the callers after it get
+// false and may say "same cause" in a warning instead of an error of their
+// own. An error that is not the verdict (or nil) is always its own report:
+// true. A CLI renders every error with its configuration
 // snippet (parsing the file again each time), so a thousand copies of one
 // cause cost minutes, while warnings of one summary are shown once. Only a
 // caller that keeps its prior result (a refresh, a check at plan) may ask:
 // a failed write is always an error.
-func ReportedBefore(err error) bool {
+func ClaimReport(err error) bool {
 	var ue *UnreachableError
 	if err == nil || !errors.As(err, &ue) {
-		return false
+		return true
 	}
-	return !ue.reported.CompareAndSwap(false, true)
+	return ue.reported.CompareAndSwap(false, true)
 }
 
 // NotSentError is a request the Client did not send because of its verdict
