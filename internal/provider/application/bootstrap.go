@@ -72,7 +72,7 @@ func awaitPackageVersion(ctx context.Context, cl *dpclient.Client, name, who str
 	}
 	start := time.Now()
 	last := first
-	var lastErr error // the last transient error, for the note of a timeout
+	var lastErr error // the server's last fault, for the note of a timeout
 	tflog.Info(ctx, "waiting for the package version", map[string]any{
 		"application": who, "package_version": name, "reason": first.NotReadyReason(),
 	})
@@ -80,7 +80,9 @@ func awaitPackageVersion(ctx context.Context, cl *dpclient.Client, name, who str
 		cur, err := cl.RefreshPackageVersion(pctx, name)
 		if err != nil {
 			if notYet(pctx, err) {
-				lastErr = err
+				if c := dpclient.Classify(err); !c.RateLimited() && (pctx.Err() == nil || c.Verdict()) {
+					lastErr = err // a fault of the server, not the deadline
+				}
 				return false, nil
 			}
 			return false, err
@@ -100,7 +102,7 @@ func awaitPackageVersion(ctx context.Context, cl *dpclient.Client, name, who str
 	}
 	if packageVersionPending(last) {
 		note := fmt.Sprintf(" (waited %s for it, until the create or update timeout ended the wait", waited)
-		if lastErr != nil && !dpclient.Classify(lastErr).RateLimited() {
+		if lastErr != nil {
 			note += "; the last read failed: " + lastErr.Error()
 		}
 		return last, note + ")", nil

@@ -165,3 +165,23 @@ func TestAwaitPackageVersion_RateLimiterAtTheDeadlineIsATimeout(t *testing.T) {
 		t.Fatalf("wait = %+v, note %q; want the pending version and a timeout note", got, note)
 	}
 }
+
+// TestAwaitPackageVersion_TimeoutNamesTheServersLastFault: a wait that the
+// deadline ends while the server answers with errors says the last of them.
+func TestAwaitPackageVersion_TimeoutNamesTheServersLastFault(t *testing.T) {
+	t.Parallel()
+	const name = "demo-demo-app-v1.0.0"
+	srv := apvServer(t, func(int) (int, any) {
+		return http.StatusServiceUnavailable, apiStatus(http.StatusServiceUnavailable, "etcd is down")
+	})
+	cl, err := dpclient.New(&rest.Config{Host: srv.URL}, dpclient.Options{ReadTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, note, err := awaitPackageVersion(ctx, cl, name, "Application demo/a", &dpclient.PackageVersion{Name: name}, 50*time.Millisecond)
+	if err != nil || !strings.Contains(note, "timeout ended the wait") || !strings.Contains(note, "etcd is down") {
+		t.Fatalf("wait note %q, error %v; want a timeout naming the server's last fault", note, err)
+	}
+}
