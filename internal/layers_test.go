@@ -34,6 +34,9 @@ func TestLayers_ImportRules(t *testing.T) {
 		{pkg: "internal/engine", mayNot: append(append([]string{}, terraform...), kube...), onlyOwn: []string{}},
 		{pkg: "internal/dpapi", mayNot: append(append([]string{}, terraform...), "k8s.io/client-go"), onlyOwn: []string{"internal/engine"}},
 		{pkg: "internal/dpclient", mayNot: terraform, onlyOwn: []string{"internal/engine", "internal/dpapi"}},
+		// The verdict on the API server: the standard library only, and
+		// nothing of the client it guards.
+		{pkg: "internal/dpclient/outage", mayNot: append(append([]string{}, terraform...), kube...), onlyOwn: []string{}},
 		{pkg: "internal/faultproxy", mayNot: append(append([]string{}, terraform...), kube...), onlyOwn: []string{}},
 		{pkg: "internal/localdp", mayNot: terraform, onlyOwn: []string{"internal/engine", "internal/dpapi"}},
 		// The Terraform adapter talks to the cluster through dpclient only.

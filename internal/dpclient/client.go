@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"net/http"
 	"sync"
 	"time"
 
 	"golang.org/x/sync/singleflight"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient/outage"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -52,7 +53,7 @@ type Client struct {
 	reads   map[string]int
 	apps    *applicationReads
 	creates *applicationReads // existence checks of creates
-	outage  *outage           // the verdict on the API server
+	outage  *outage.Judge     // the verdict on the API server
 	claims  *claims           // the namespace/names this process creates
 	hub     *watchHub         // the shared watches of the waits
 	raw     rest.Interface    // for the DELETE whose answer says whether the object is gone; nil when built from interfaces
@@ -68,9 +69,9 @@ func New(cfg *rest.Config, opts Options) (*Client, error) {
 	if opts.ReadTimeout <= 0 {
 		opts.ReadTimeout = DefaultReadTimeout
 	}
-	o := newOutage(cfg.Host, opts.ReadTimeout)
+	o := outage.New(cfg.Host, opts.ReadTimeout, func(err error) error { return &ConfigError{Err: err} })
 	cfg = rest.CopyConfig(cfg)
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &guard{next: rt, outage: o} })
+	cfg.Wrap(o.Guard)
 	dynCfg := rest.CopyConfig(cfg)
 	if dynCfg.RateLimiter == nil && dynCfg.QPS > 0 {
 		// The DELETEs of the raw client share the dynamic client's rate.
@@ -109,14 +110,14 @@ func NewForInterfaces(dyn dynamic.Interface, md metadata.Interface, opts Options
 	}
 	c := &Client{dyn: dyn, meta: md, opts: opts, entries: map[string]any{}, reads: map[string]int{},
 		apps: newApplicationReads(appSource{dyn: dyn}, opts.ReadTimeout), creates: newApplicationReads(appSource{dyn: dyn, meta: md}, opts.ReadTimeout),
-		outage: newOutage("", opts.ReadTimeout), claims: newClaims()}
-	c.hub = newWatchHub(c)
+		outage: outage.New("", opts.ReadTimeout, nil), claims: newClaims()}
+	c.hub = newWatchHub(hubClient{c})
 	return c
 }
 
 // Unreachable returns the client's verdict on the API server: nil while it
 // answers (or has not been asked yet).
-func (c *Client) Unreachable() *UnreachableError { return c.outage.get() }
+func (c *Client) Unreachable() *UnreachableError { return c.outage.Get() }
 
 // Dynamic returns the dynamic client.
 func (c *Client) Dynamic() dynamic.Interface { return c.dyn }
@@ -180,7 +181,7 @@ func (c *Client) cached(ctx context.Context, key string, fetch func(context.Cont
 		c.mu.Unlock()
 		return v, nil
 	})
-	return v, c.outage.shareVerdict(err)
+	return v, c.outage.ShareVerdict(err)
 }
 
 // failedRead is a cached error.
@@ -199,7 +200,7 @@ func (c *Client) lookup(key string) (any, error, bool) {
 	}
 	if f, failed := v.(failedRead); failed {
 		if time.Since(f.at) < snapshotMaxAge {
-			return nil, notSentNow(f.err), true
+			return nil, outage.NotSentNow(f.err), true
 		}
 		delete(c.entries, key)
 		return nil, nil, false

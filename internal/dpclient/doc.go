@@ -6,9 +6,10 @@
 // # An API server that does not answer
 //
 // Each Client keeps one verdict on its API server for the life of the
-// process (outage.go). Its transport trips it when a request ends at its
-// deadline with no response at all, when connections have been refused for
-// refusedWindow (longer than a restart takes), or when the configuration
+// process (package outage, which imports only the standard library). Its
+// transport trips it when a request ends at its deadline with no response at
+// all, when connections have been refused for outage.RefusedWindow (longer
+// than a restart takes), or when the configuration
 // cannot reach the server (a host name that does not resolve, a certificate
 // that does not verify). From then on the requests still waiting end with
 // the verdict, and every new request fails at once without being sent
@@ -23,9 +24,10 @@
 // server-side apply with retries, the wait, and the pending-create mark,
 // with an Outcome (NotSent, Rejected, MayHaveLanded, Applied) that says what
 // the cluster may hold. Errors are classified as client-go's retries judge
-// them (errors.go): what may have landed is a request sent without an answer
-// or answered 500, 502, 503 or 504; a refused connection, a name that does
-// not resolve, a failed TLS handshake and the verdict never sent anything.
+// them (Classify, classify.go): what may have landed is a request sent
+// without an answer or answered 500, 502, 503 or 504; a refused connection,
+// a name that does not resolve, a failed TLS handshake and the verdict never
+// sent anything.
 //
 // # Waits
 //

@@ -3,14 +3,8 @@ package dpclient
 import (
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"sort"
 	"strings"
-	"syscall"
-
-	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,101 +19,17 @@ type ReadError struct {
 func (e *ReadError) Error() string { return "reading " + e.What + ": " + e.Err.Error() }
 func (e *ReadError) Unwrap() error { return e.Err }
 
-// Transient reports whether an API error may go away by itself, as
-// client-go's own retries judge it: throttling (429), server errors (5xx),
-// timeouts, cut connections (reset, EOF, broken pipe, a lost HTTP/2
-// connection) and refused connections (a restarting API server: the client's
-// verdict ends those after refusedWindow). 401 is transient for the retry
-// loops once (an exec credential plugin or a token file may have renewed the
-// credentials). Never transient: the client's verdict on an unreachable API
-// server, and configuration errors (a certificate that does not verify, a
-// host name that does not resolve).
-func Transient(err error) bool {
-	if err == nil || unreachable(err) || Misconfigured(err) || rateLimited(err) {
-		return false
-	}
-	var status apierrors.APIStatus
-	if errors.As(err, &status) {
-		code := status.Status().Code
-		return code >= 500 || code == http.StatusTooManyRequests || code == http.StatusUnauthorized
-	}
-	if apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || apierrors.IsUnexpectedServerError(err) {
-		return true
-	}
-	if utilnet.IsConnectionReset(err) || utilnet.IsProbableEOF(err) || errors.Is(err, io.ErrUnexpectedEOF) || utilnet.IsHTTP2ConnectionLost(err) ||
-		utilnet.IsConnectionRefused(err) || refused(err) || errors.Is(err, syscall.EPIPE) {
-		return true
-	}
-	var netErr net.Error
-	if errors.As(err, &netErr) && netErr.Timeout() {
-		return true
-	}
-	s := err.Error()
-	for _, m := range []string{"connection reset", "broken pipe", "http2: ", "stream error", "TLS handshake timeout"} {
-		if strings.Contains(s, m) {
-			return true
-		}
-	}
-	return false
-}
-
-// unreachable reports whether err is (or shares) the verdict on the API server.
-func unreachable(err error) bool {
-	var ue *UnreachableError
-	return errors.As(err, &ue)
-}
-
-// rateLimited reports whether err is client-go's rate limiter refusing to
-// wait past the context's deadline: the request was never sent, and the
-// operation is out of time.
-func rateLimited(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "client rate limiter Wait returned an error")
-}
-
-// Unavailable reports whether a read failed because the API server could
-// not be reached or answered with a server error, as opposed to a refusal
-// (RBAC), a request the server rejects or a configuration error.
-func Unavailable(err error) bool {
-	if Misconfigured(err) {
-		return false
-	}
-	if rateLimited(err) {
-		// The read ran out of time waiting for the rate limiter after a
-		// failed attempt: that attempt says whether the server was reachable.
-		_, previous, ok := strings.Cut(err.Error(), "error from a previous attempt: ")
-		return ok && (strings.HasSuffix(previous, "EOF") || Transient(errors.New(previous)))
-	}
-	return unreachable(err) || (Transient(err) && !apierrors.IsUnauthorized(err))
-}
-
-// mayHaveLanded reports whether a failed write may have been processed by the
-// API server: it was sent and no answer came, or the answer was a server
-// error (500, 502, 503, 504: kube-apiserver's own 504 says the request "may
-// still complete"). A refused connection, a host name that did not resolve, a
-// failed TLS handshake, the verdict and the rate limiter never sent it; 429
-// and other refusals were not processed.
-func mayHaveLanded(err error) bool {
-	var status apierrors.APIStatus
-	if errors.As(err, &status) {
-		switch status.Status().Code {
-		case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-			return true
-		}
-		return false
-	}
-	return !NeverSent(err) && !rateLimited(err)
-}
-
 // retries judges the attempts of one retried request: transient errors are
 // retried, 401 once.
 type retries struct{ unauthorized int }
 
 func (r *retries) again(err error) bool {
-	if apierrors.IsUnauthorized(err) {
+	c := Classify(err)
+	if c == ClassUnauthorized {
 		r.unauthorized++
 		return r.unauthorized <= 1
 	}
-	return Transient(err)
+	return c.Transient()
 }
 
 // WriteError is a write (server-side apply or delete) that failed.

@@ -137,8 +137,8 @@ func (c *Client) markPending(ctx context.Context, u *unstructured.Unstructured, 
 	case errors.Is(ctx.Err(), context.Canceled):
 		res.MarkErr = errors.New("the operation was cancelled")
 		return
-	case c.outage.get() != nil:
-		res.MarkErr = fmt.Errorf("not sent: the API server %s did not answer", c.outage.get().Server)
+	case c.outage.Get() != nil:
+		res.MarkErr = fmt.Errorf("not sent: the API server %s did not answer", c.outage.Get().Server)
 		return
 	}
 	// The create's context may have run out its deadline: the mark gets a
@@ -183,14 +183,4 @@ func (c *Client) unmark(ctx context.Context, ns, name, manager, value string) {
 	if err != nil {
 		c.log(ctx, "could not remove the pending-create mark of an adopted Application", map[string]any{"namespace": ns, "name": name, "error": err.Error()})
 	}
-}
-
-// MarkPendingCreate marks the Application of the apply configuration obj as
-// a pending create of opts.FieldManager (see AnnotationPendingCreate). Write
-// does this itself; this is for callers that write without it.
-func (c *Client) MarkPendingCreate(ctx context.Context, obj map[string]any, opts ApplyOptions) error {
-	u := &unstructured.Unstructured{Object: obj}
-	res := WriteResult{Outcome: MayHaveLanded}
-	c.markPending(ctx, u, opts.FieldManager, markValue(opts.FieldManager, newToken()), &res)
-	return res.MarkErr
 }

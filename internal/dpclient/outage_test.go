@@ -53,8 +53,8 @@ func TestVerdict_HeldReadsCostOneDeadline(t *testing.T) {
 		if !errors.As(err, &ue) || ue.Kind != KindNoAnswer {
 			t.Fatalf("read: %v, want the verdict", err)
 		}
-		if Transient(err) || !Unavailable(err) || Misconfigured(err) {
-			t.Fatalf("verdict classified transient=%v unavailable=%v misconfigured=%v", Transient(err), Unavailable(err), Misconfigured(err))
+		if c := Classify(err); c.Transient() || !c.Unavailable() || c == ClassMisconfigured || !c.Verdict() {
+			t.Fatalf("verdict classified %v", c)
 		}
 	}
 	msg := errs[0].Error()
@@ -115,13 +115,13 @@ func TestVerdict_WrongCAIsAConfigurationError(t *testing.T) {
 	}
 	_, err = c.GetApplication(context.Background(), "ns", "app")
 	var cfgErr *ConfigError
-	if !Misconfigured(err) || !errors.As(err, &cfgErr) || Transient(err) || Unavailable(err) {
-		t.Fatalf("wrong CA: %v (misconfigured %v, transient %v, unavailable %v), want a configuration error", err, Misconfigured(err), Transient(err), Unavailable(err))
+	if c := Classify(err); c != ClassMisconfigured || !errors.As(err, &cfgErr) || c.Transient() || c.Unavailable() {
+		t.Fatalf("wrong CA: %v (class %v), want a configuration error", err, c)
 	}
 	if !strings.Contains(err.Error(), "configuration error") || !strings.Contains(err.Error(), "cluster_ca_certificate") {
 		t.Fatalf("diagnostic %q does not name the configuration", err)
 	}
-	if !NeverSent(err) {
+	if Classify(err).Sent() {
 		t.Fatal("a failed TLS handshake counts as sent")
 	}
 }
@@ -139,9 +139,9 @@ func TestVerdict_RefusedConnectionsTripAfterTheWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.outage.window = 300 * time.Millisecond
+	c.outage.SetRefusedWindow(300 * time.Millisecond)
 	_, err = c.GetApplication(context.Background(), "ns", "a")
-	if c.Unreachable() != nil || !Transient(err) || !NeverSent(err) {
+	if c.Unreachable() != nil || !Classify(err).Transient() || Classify(err).Sent() {
 		t.Fatalf("first refusal: %v (verdict %v), want a transient error that was never sent", err, c.Unreachable())
 	}
 	time.Sleep(350 * time.Millisecond)
@@ -178,39 +178,48 @@ func TestApplicationReads_AFailedListIsRememberedWithoutFallback(t *testing.T) {
 }
 
 // Classification of errors, as client-go's retries judge them.
-func TestTransient_ClassifiesAsClientGo(t *testing.T) {
+func TestClassify_JudgesErrorsAsClientGosRetries(t *testing.T) {
 	status := func(code int) error { return apierrors.FromObject(statusObject(code)) }
 	dns := &net.DNSError{Err: "no such host", Name: "api.example", IsNotFound: true}
+	verdict := &UnreachableError{Err: context.DeadlineExceeded}
 	tests := []struct {
 		name                    string
 		err                     error
+		class                   Class
 		transient, landed, sent bool
 	}{
-		{"429", status(429), true, false, true},
-		{"500", status(500), true, true, true},
-		{"502", status(502), true, true, true},
-		{"503", status(503), true, true, true},
-		{"504 may still complete", status(504), true, true, true},
-		{"401", status(401), true, false, true},
-		{"422", status(422), false, false, true},
-		{"reset", fmt.Errorf("read tcp: %w", errors.New("connection reset by peer")), true, true, true},
-		{"EOF", fmt.Errorf("Get x: %w", io.ErrUnexpectedEOF), true, true, true},
-		{"refused", fmt.Errorf("dial tcp: %w", errors.New("connect: connection refused")), true, false, false},
-		{"dns not found", fmt.Errorf("dial tcp: %w", dns), false, false, false},
-		{"x509", errors.New("tls: failed to verify certificate: x509: certificate signed by unknown authority"), false, false, false},
-		{"rate limiter", errors.New("client rate limiter Wait returned an error: rate: Wait(n=1) would exceed context deadline"), false, false, false},
-		{"verdict", &NotSentError{Verdict: &UnreachableError{Err: context.DeadlineExceeded}}, false, false, false},
+		{"429", status(429), ClassRetryLater, true, false, true},
+		{"500", status(500), ClassServerError, true, true, true},
+		{"502", status(502), ClassServerError, true, true, true},
+		{"503", status(503), ClassServerError, true, true, true},
+		{"504 may still complete", status(504), ClassServerError, true, true, true},
+		{"401", status(401), ClassUnauthorized, true, false, true},
+		{"422", status(422), ClassRejected, false, false, true},
+		{"reset", fmt.Errorf("read tcp: %w", errors.New("connection reset by peer")), ClassNoAnswer, true, true, true},
+		{"EOF", fmt.Errorf("Get x: %w", io.ErrUnexpectedEOF), ClassNoAnswer, true, true, true},
+		{"refused", fmt.Errorf("dial tcp: %w", errors.New("connect: connection refused")), ClassConnectionRefused, true, false, false},
+		{"dns not found", fmt.Errorf("dial tcp: %w", dns), ClassMisconfigured, false, false, false},
+		{"x509", errors.New("tls: failed to verify certificate: x509: certificate signed by unknown authority"), ClassMisconfigured, false, false, false},
+		{"rate limiter", errors.New("client rate limiter Wait returned an error: rate: Wait(n=1) would exceed context deadline"), ClassRateLimited, false, false, false},
+		{"held back by the verdict", &NotSentError{Verdict: verdict}, ClassUnreachable, false, false, false},
+		{"cut short by the verdict", &CutShortError{Verdict: verdict}, ClassUnreachableSent, false, true, true},
+		{"the request that tripped the verdict", fmt.Errorf("reading: %w", verdict), ClassUnreachableSent, false, true, true},
+		{"anything else", errors.New("encoding the body"), ClassOther, false, true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Transient(tt.err); got != tt.transient {
+			c := Classify(tt.err)
+			if c != tt.class {
+				t.Errorf("Classify = %v, want %v", c, tt.class)
+			}
+			if got := c.Transient(); got != tt.transient {
 				t.Errorf("Transient = %v, want %v", got, tt.transient)
 			}
-			if got := mayHaveLanded(tt.err); got != tt.landed {
-				t.Errorf("mayHaveLanded = %v, want %v", got, tt.landed)
+			if got := c.MayHaveLanded(); got != tt.landed {
+				t.Errorf("MayHaveLanded = %v, want %v", got, tt.landed)
 			}
-			if got := !NeverSent(tt.err); got != tt.sent {
-				t.Errorf("sent = %v, want %v", got, tt.sent)
+			if got := c.Sent(); got != tt.sent {
+				t.Errorf("Sent = %v, want %v", got, tt.sent)
 			}
 		})
 	}
@@ -243,7 +252,7 @@ func otherCA(t *testing.T) []byte {
 // A read that ran out of time in client-go's rate limiter after a failed
 // attempt is judged by that attempt: a reset connection is an unavailable
 // server, a refusal is not.
-func TestUnavailable_RateLimitedReadJudgedByItsPreviousAttempt(t *testing.T) {
+func TestClassify_RateLimitedReadJudgedByItsPreviousAttempt(t *testing.T) {
 	t.Parallel()
 	const limiter = "client rate limiter Wait returned an error: context deadline exceeded"
 	for _, tc := range []struct {
@@ -254,13 +263,13 @@ func TestUnavailable_RateLimitedReadJudgedByItsPreviousAttempt(t *testing.T) {
 		{limiter + " - error from a previous attempt: EOF", true},
 		{limiter, false},
 	} {
-		if got := Unavailable(errors.New(tc.err)); got != tc.want {
+		if got := Classify(errors.New(tc.err)).Unavailable(); got != tc.want {
 			t.Errorf("Unavailable(%q) = %v, want %v", tc.err, got, tc.want)
 		}
 	}
 }
 
-func TestReportedBefore_OnlyTheFirstReportOfAVerdictClaimsIt(t *testing.T) {
+func TestClaimReport_OnlyTheFirstReportOfAVerdictClaimsIt(t *testing.T) {
 	verdict := &UnreachableError{Server: "https://api", Request: "GET applications", Waited: time.Second, Err: context.DeadlineExceeded}
 	other := &UnreachableError{Server: "https://other", Request: "GET applications", Waited: time.Second, Err: context.DeadlineExceeded}
 	steps := []struct {
@@ -268,18 +277,18 @@ func TestReportedBefore_OnlyTheFirstReportOfAVerdictClaimsIt(t *testing.T) {
 		err  error
 		want bool
 	}{
-		{"an error that is not the verdict is never reported before", errors.New("forbidden"), false},
-		{"no error is never reported before", nil, false},
-		{"the first report of the verdict claims it", &NotSentError{Verdict: verdict}, false},
-		{"a later request not sent shares that report", &NotSentError{Verdict: verdict}, true},
-		{"a request the verdict cut short shares it", &CutShortError{Verdict: verdict}, true},
-		{"the verdict itself, wrapped, shares it", fmt.Errorf("reading: %w", verdict), true},
-		{"another client's verdict is its own first report", other, false},
-		{"an error that is not the verdict stays an error after it", errors.New("forbidden"), false},
+		{"an error that is not the verdict is always its own report", errors.New("forbidden"), true},
+		{"no error is its own report", nil, true},
+		{"the first report of the verdict claims it", &NotSentError{Verdict: verdict}, true},
+		{"a later request not sent shares that report", &NotSentError{Verdict: verdict}, false},
+		{"a request the verdict cut short shares it", &CutShortError{Verdict: verdict}, false},
+		{"the verdict itself, wrapped, shares it", fmt.Errorf("reading: %w", verdict), false},
+		{"another client's verdict is its own first report", other, true},
+		{"an error that is not the verdict stays an error after it", errors.New("forbidden"), true},
 	}
 	for _, s := range steps {
-		if got := ReportedBefore(s.err); got != s.want {
-			t.Errorf("%s: ReportedBefore = %v, want %v", s.name, got, s.want)
+		if got := ClaimReport(s.err); got != s.want {
+			t.Errorf("%s: ClaimReport = %v, want %v", s.name, got, s.want)
 		}
 	}
 }

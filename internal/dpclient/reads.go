@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/metadata"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient/outage"
 )
 
 // Limits of the namespace snapshots that answer refresh reads.
@@ -100,7 +101,7 @@ func (a *applicationReads) requestCtx(ctx context.Context) (context.Context, con
 // timeout. The object is shared: callers must not modify it.
 func (c *Client) GetApplication(ctx context.Context, namespace, name string) (*unstructured.Unstructured, error) {
 	obj, err := c.apps.get(ctx, namespace, name)
-	err = c.outage.shareVerdict(err)
+	err = c.outage.ShareVerdict(err)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return nil, &ReadError{What: fmt.Sprintf("Application %s/%s", namespace, name), Err: err}
 	}
@@ -145,7 +146,7 @@ func (a *applicationReads) get(ctx context.Context, namespace, name string) (*un
 	case s.err != nil && listRefused(s.err):
 		return a.getOne(ctx, r, namespace, name)
 	case s.err != nil && !take:
-		return nil, notSentNow(s.err)
+		return nil, outage.NotSentNow(s.err)
 	case s.err != nil:
 		return nil, s.err
 	case stale:
@@ -163,7 +164,7 @@ func (a *applicationReads) take(ctx context.Context, r *namespaceReads, s *appSn
 	items, err := a.src.list(rctx, namespace)
 	cancel()
 	if err != nil {
-		err = innermost(err)
+		err = outage.StripURL(err)
 	}
 	// Under the lock: a GET of the namespace may look at s.err while the
 	// LIST is in flight (getOne); readers that wait on s.done need no lock.
@@ -196,7 +197,7 @@ func (a *applicationReads) getOne(ctx context.Context, r *namespaceReads, namesp
 		if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
 			a.mu.Lock()
 			if r.snap == nil || r.snap.err == nil {
-				r.snap = failedSnapshot(innermost(err)) // without the URL of this read
+				r.snap = failedSnapshot(outage.StripURL(err)) // without the URL of this read
 			}
 			a.mu.Unlock()
 		}
@@ -320,11 +321,11 @@ func pages(ctx context.Context, size int64, timeout time.Duration, page func(con
 // ListApplications calls fn for every Application of namespace (one paged
 // LIST, each page bounded by the read timeout).
 func (c *Client) ListApplications(ctx context.Context, namespace string, fn func(*unstructured.Unstructured)) error {
-	return c.outage.shareVerdict(listPages(ctx, c.dyn.Resource(dpapi.ApplicationGVR).Namespace(namespace), snapshotPageSize, c.opts.ReadTimeout, fn))
+	return c.outage.ShareVerdict(listPages(ctx, c.dyn.Resource(dpapi.ApplicationGVR).Namespace(namespace), snapshotPageSize, c.opts.ReadTimeout, fn))
 }
 
 // ListPackageVersions calls fn for every ApplicationPackageVersion (one
 // paged LIST, each page bounded by the read timeout).
 func (c *Client) ListPackageVersions(ctx context.Context, fn func(*unstructured.Unstructured)) error {
-	return c.outage.shareVerdict(listPages(ctx, c.dyn.Resource(dpapi.ApplicationPackageVersionGVR), snapshotPageSize, c.opts.ReadTimeout, fn))
+	return c.outage.ShareVerdict(listPages(ctx, c.dyn.Resource(dpapi.ApplicationPackageVersionGVR), snapshotPageSize, c.opts.ReadTimeout, fn))
 }

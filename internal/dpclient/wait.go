@@ -211,11 +211,11 @@ func (c *Client) Wait(ctx context.Context, obj *unstructured.Unstructured, opts 
 	last := obj
 	var lastErr error
 	for {
-		ev, err := w.next(ctx, c)
+		ev, err := w.next(ctx)
 		switch {
-		case ctx.Err() != nil || rateLimited(err):
+		case ctx.Err() != nil || Classify(err).RateLimited():
 			// The rate limiter refuses to wait past the deadline: a timeout.
-			return last, c.waitEnded(ctx, opts.Condition, last, lastErr, rateLimited(err))
+			return last, c.waitEnded(ctx, opts.Condition, last, lastErr, Classify(err).RateLimited())
 		case err == nil && ev.err == nil && ev.note != nil:
 			lastErr = ev.note
 			continue
@@ -297,7 +297,7 @@ func (c *Client) getWithRetry(ctx context.Context, client dynamic.ResourceInterf
 		rctx, cancel := c.readCtx(ctx)
 		u, err := client.Get(rctx, name, metav1.GetOptions{})
 		cancel()
-		err = c.outage.shareVerdict(err)
+		err = c.outage.ShareVerdict(err)
 		if err == nil || !r.again(err) || ctx.Err() != nil {
 			return u, err
 		}

@@ -1,6 +1,7 @@
 package dpclient
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -77,5 +78,47 @@ func TestBackoff_GrowsToTheCapWithJitterAndResets(t *testing.T) {
 	b.Reset()
 	if d := b.Next(); d > 100*time.Millisecond {
 		t.Fatalf("after Reset: %v, want at most the initial delay", d)
+	}
+}
+
+// TestDelete_DeletingStateIsProgressNotAFailure: while finalizers hold an
+// Application, DP reports summary.state Deleting (newer releases also set
+// the Deleting reason on its conditions); the destroy's wait takes that for
+// progress and ends, without an error, when the Application is gone.
+func TestDelete_DeletingStateIsProgressNotAFailure(t *testing.T) {
+	deleting := map[string]any{"state": "Deleting", "message": "uninstalling the release"}
+	tests := []struct {
+		name   string
+		status map[string]any
+	}{
+		{"summary Deleting", map[string]any{"summary": deleting}},
+		{"summary Deleting with Deleting conditions", map[string]any{"summary": deleting, "conditions": []any{
+			cond(ConditionConfigurationApplied, "False", "Deleting", 1), cond(ConditionReady, "False", "Deleting", 1),
+			cond("Installed", "False", "Deleting", 1)}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeAPI(t)
+			c := f.client(t, 5*time.Second)
+			f.put("ns", "a", map[string]any{"generation": int64(1), "finalizers": []any{"packages.deckhouse.io/application"}})
+			done := make(chan error, 1)
+			go func() { done <- c.Delete(context.Background(), "ns", "a", "uid-a", true) }()
+			eventually(t, "the delete waits", func() bool { return waitersIn(c, "ns") == 1 })
+			f.setStatus("ns", "a", tt.status)
+			select {
+			case err := <-done:
+				t.Fatalf("the delete ended on DP's Deleting status: %v", err)
+			case <-time.After(300 * time.Millisecond):
+			}
+			f.finalize("ns", "a")
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("delete: %v, want none once the Application is gone", err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("the delete did not end when the Application was gone")
+			}
+		})
 	}
 }

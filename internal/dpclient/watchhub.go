@@ -14,8 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
-
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 )
 
 // hubLinger is how long a watch outlives its last waiter: the next write of
@@ -64,7 +62,7 @@ var hubBackoff = Backoff{Initial: 200 * time.Millisecond, Max: 5 * time.Second}
 // the request timeout, so an API server that does not answer the watch trips
 // the client's verdict as a held read does.
 type watchHub struct {
-	c      *Client
+	src    hubSource
 	gather time.Duration // hubGather
 	mu     sync.Mutex
 	ns     map[string]*nsWatch // by key: the namespace, or namespace/name
@@ -74,8 +72,24 @@ type watchHub struct {
 	byName map[string]bool
 }
 
-func newWatchHub(c *Client) *watchHub {
-	return &watchHub{c: c, gather: hubGather, ns: map[string]*nsWatch{}, byName: map[string]bool{}}
+func newWatchHub(src hubSource) *watchHub {
+	return &watchHub{src: src, gather: hubGather, ns: map[string]*nsWatch{}, byName: map[string]bool{}}
+}
+
+// hubSource is what the shared watches read, each request bounded by the
+// request timeout and ending with the client's verdict on the API server
+// when there is one (watchsource.go gives the Client's). The hub knows
+// nothing else of the client.
+type hubSource interface {
+	// watch opens a watch of the Applications of namespace ns.
+	watch(ctx context.Context, ns string, opts metav1.ListOptions) (watch.Interface, error)
+	// list lists the Applications of ns, in one request.
+	list(ctx context.Context, ns string) (*unstructured.UnstructuredList, error)
+	// get reads one Application, retrying transient errors until ctx ends.
+	get(ctx context.Context, ns, name string) (*unstructured.Unstructured, error)
+	// requestTimeout bounds each request.
+	requestTimeout() time.Duration
+	log(ctx context.Context, msg string, fields map[string]any)
 }
 
 // nsWatch is the watch of one namespace. Its fields are guarded by the hub's
@@ -124,6 +138,7 @@ func (ev hubEvent) hasError() bool { return ev.err != nil || ev.note != nil || e
 // waiter is one wait on one Application.
 type waiter struct {
 	ns, name string
+	hub      *watchHub
 	rv       string // the waiter's write: events at or before it are not news
 	seen     string // the newest version the waiter took (guarded by mu)
 	nw       *nsWatch
@@ -136,7 +151,7 @@ type waiter struct {
 
 // join registers a wait on namespace/name, whose own write returned rv.
 func (h *watchHub) join(ns, name, rv string) *waiter {
-	w := &waiter{ns: ns, name: name, rv: rv, seen: rv, notify: make(chan struct{}, 1)}
+	w := &waiter{ns: ns, name: name, hub: h, rv: rv, seen: rv, notify: make(chan struct{}, 1)}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.attach(w)
@@ -251,18 +266,18 @@ func (w *waiter) push(ev hubEvent) {
 // next returns the waiter's next event, reading the object first when the
 // watch did not see every event since the waiter's write. It fails only when
 // ctx ends (with the context's error) or the read fails.
-func (w *waiter) next(ctx context.Context, c *Client) (hubEvent, error) {
+func (w *waiter) next(ctx context.Context) (hubEvent, error) {
 	for {
 		w.mu.Lock()
 		if w.resync {
 			w.resync = false
 			w.mu.Unlock()
-			return w.read(ctx, c)
+			return w.read(ctx)
 		}
 		ev, ok := w.popLocked()
 		w.mu.Unlock()
 		if ok && ev.rejoin {
-			c.hub.rejoin(w)
+			w.hub.rejoin(w)
 			continue
 		}
 		if ok {
@@ -294,8 +309,8 @@ func (w *waiter) popLocked() (hubEvent, bool) {
 }
 
 // read GETs the waiter's object.
-func (w *waiter) read(ctx context.Context, c *Client) (hubEvent, error) {
-	u, err := c.getWithRetry(ctx, c.dyn.Resource(dpapi.ApplicationGVR).Namespace(w.ns), w.name)
+func (w *waiter) read(ctx context.Context) (hubEvent, error) {
+	u, err := w.hub.src.get(ctx, w.ns, w.name)
 	switch {
 	case apierrors.IsNotFound(err):
 		return hubEvent{deleted: true}, nil
@@ -321,7 +336,7 @@ func newer(a, b string) bool {
 
 // run watches the namespace until the hub retires it.
 func (nw *nsWatch) run(ctx context.Context) {
-	c := nw.hub.c
+	src := nw.hub.src
 	b := hubBackoff
 	if sleep(ctx, nw.hub.gather) != nil {
 		return
@@ -344,7 +359,7 @@ func (nw *nsWatch) run(ctx context.Context) {
 		}
 		if err != nil {
 			nw.broadcast(hubEvent{note: err})
-			c.log(ctx, "watch of Applications interrupted; retrying", map[string]any{"namespace": nw.ns, "error": err.Error()})
+			src.log(ctx, "watch of Applications interrupted; retrying", map[string]any{"namespace": nw.ns, "error": err.Error()})
 		}
 		if progress {
 			b.Reset()
@@ -359,11 +374,13 @@ func (nw *nsWatch) run(ctx context.Context) {
 // hubRetries reports whether the shared watch retries after err.
 func hubRetries(err error) bool {
 	var terr *transientError
-	if unreachable(err) || Misconfigured(err) {
+	switch c := Classify(err); {
+	case c.Verdict() || c == ClassMisconfigured:
 		return false
+	case c.RateLimited() || c.Transient():
+		return true
 	}
-	return errors.Is(err, errGone) || errors.As(err, &terr) || Transient(err) || rateLimited(err) ||
-		errors.Is(err, context.DeadlineExceeded)
+	return errors.Is(err, errGone) || errors.As(err, &terr) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // start fixes where the next stream starts.
@@ -380,9 +397,9 @@ func (nw *nsWatch) start() string {
 // stream runs one watch request from the last position; it reports whether
 // the stream made progress (an event, or it ran to its end).
 func (nw *nsWatch) stream(ctx context.Context) (bool, error) {
-	c := nw.hub.c
+	src := nw.hub.src
 	rv := nw.start()
-	timeout := c.opts.ReadTimeout
+	timeout := src.requestTimeout()
 	opts := metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true}
 	if nw.only != "" {
 		opts.FieldSelector = fields.OneTermEqualSelector("metadata.name", nw.only).String()
@@ -393,9 +410,9 @@ func (nw *nsWatch) stream(ctx context.Context) (bool, error) {
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	started := time.Now()
-	w, err := c.dyn.Resource(dpapi.ApplicationGVR).Namespace(nw.ns).Watch(wctx, opts)
+	w, err := src.watch(wctx, nw.ns, opts)
 	if err != nil {
-		return false, c.outage.shareVerdict(err)
+		return false, err
 	}
 	defer w.Stop()
 	progress := false
@@ -510,15 +527,10 @@ func (nw *nsWatch) fail(err error) {
 // whose write the list covers gets its object, or its deletion when the list
 // lacks it; the watch goes on from the list.
 func (nw *nsWatch) relist(ctx context.Context) error {
-	c := nw.hub.c
-	client := c.dyn.Resource(dpapi.ApplicationGVR).Namespace(nw.ns)
 	b := Backoff{Initial: 200 * time.Millisecond, Max: 5 * time.Second}
 	var r retries
 	for {
-		rctx, cancel := c.readCtx(ctx)
-		list, err := client.List(rctx, metav1.ListOptions{})
-		cancel()
-		err = c.outage.shareVerdict(err)
+		list, err := nw.hub.src.list(ctx, nw.ns)
 		if err == nil {
 			nw.resume(list)
 			return nil

@@ -190,23 +190,13 @@ func (c *Client) checkCreate(ctx context.Context, ns, name, manager string) (*pe
 	return nil, &WriteResult{Outcome: Rejected, Err: &ExistsError{Namespace: ns, Name: name, Managers: managers(existing)}}
 }
 
-// Apply writes the Application with server-side apply and no wait: Write
-// without Wait, for callers that only need the object or the error.
-func (c *Client) Apply(ctx context.Context, obj map[string]any, opts ApplyOptions) (*unstructured.Unstructured, error) {
-	res := c.Write(ctx, WriteRequest{Object: obj, ApplyOptions: opts})
-	if res.Outcome != Applied {
-		return nil, res.Err
-	}
-	return res.Object, nil
-}
-
 // existing looks an Application up for a create, retrying transient errors.
 func (c *Client) existing(ctx context.Context, namespace, name string) (*unstructured.Unstructured, error) {
 	b := Backoff{Initial: 200 * time.Millisecond, Max: 5 * time.Second}
 	var r retries
 	for {
 		u, err := c.creates.get(ctx, namespace, name)
-		err = c.outage.shareVerdict(err)
+		err = c.outage.ShareVerdict(err)
 		if err == nil || !r.again(err) || ctx.Err() != nil {
 			return u, err
 		}
@@ -271,8 +261,8 @@ func (c *Client) retryWrite(ctx context.Context, write func(context.Context) (*u
 		if err == nil {
 			return out, nil
 		}
-		err = c.outage.shareVerdict(err)
-		landed = landed || mayHaveLanded(err)
+		err = c.outage.ShareVerdict(err)
+		landed = landed || Classify(err).MayHaveLanded()
 		var status apierrors.APIStatus
 		if !r.again(err) || ctx.Err() != nil {
 			if !landed && errors.As(err, &status) && !apierrors.IsTooManyRequests(err) {
@@ -395,7 +385,7 @@ func (c *Client) waitGone(ctx context.Context, held *unstructured.Unstructured, 
 	last := held
 	var lastErr error
 	for {
-		ev, err := w.next(ctx, c)
+		ev, err := w.next(ctx)
 		switch {
 		case ctx.Err() != nil:
 			msg := "timed out waiting for the Application to disappear (finalizers still pending?). Last status: " + StatusSummary(last)

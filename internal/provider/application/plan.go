@@ -280,7 +280,7 @@ func connectionProblem(err error) string {
 		return "credentials refused"
 	case errors.As(err, &cfgErr):
 		return "cluster configuration invalid"
-	case dpclient.Unavailable(err):
+	case dpclient.Classify(err).Unavailable():
 		return "cluster unavailable"
 	}
 	return "cluster not readable"

@@ -35,7 +35,7 @@ type readFailure struct {
 
 // addReadError reports f: as an error, unless an error of this provider
 // process already reports the same verdict on the API server
-// (dpclient.ReportedBefore), in which case it is a warning under
+// (dpclient.ClaimReport), in which case it is a warning under
 // sameCauseSummary that says what was kept. The run still fails, on that
 // one error.
 //
@@ -43,7 +43,7 @@ type readFailure struct {
 // deadline, the first failure, what to check), even when this read was one
 // the verdict held back.
 func addReadError(diags *diag.Diagnostics, f readFailure) {
-	if dpclient.ReportedBefore(f.err) {
+	if !dpclient.ClaimReport(f.err) {
 		diags.AddWarning(sameCauseSummary, f.summary+": "+sentence(f.detail)+" "+f.kept)
 		return
 	}

@@ -246,7 +246,7 @@ type checkRun struct {
 // stage (a deferral at plan, an error at apply), or as an error now when
 // cause says the provider's connection settings are wrong.
 func (c *checkRun) deferOrFail(summary, detail string, cause error) {
-	if cause != nil && dpclient.Misconfigured(cause) {
+	if dpclient.Classify(cause) == dpclient.ClassMisconfigured {
 		// A configuration that cannot reach the cluster is an error now,
 		// not a check deferred to an apply that would fail the same way.
 		c.out.diags.AddError(summary, detail+" Fix the connection settings of the deckhouse provider.")
