@@ -298,21 +298,10 @@ func proposed(prior *applicationModel, config applicationModel) applicationModel
 	if prior == nil {
 		return m
 	}
-	m.ID, m.EffectiveSettings, m.Status, m.LastAppliedSettings = prior.ID, prior.EffectiveSettings, prior.Status, prior.LastAppliedSettings
-	if m.PackageRepositoryName.IsNull() {
-		m.PackageRepositoryName = prior.PackageRepositoryName
-	}
-	if m.ImmutableFieldChange.IsNull() {
-		m.ImmutableFieldChange = prior.ImmutableFieldChange
-	}
-	if m.AllowDestructiveSettingsSwitch.IsNull() {
-		m.AllowDestructiveSettingsSwitch = prior.AllowDestructiveSettingsSwitch
-	}
-	if m.Wait.IsNull() {
-		m.Wait = prior.Wait
-	}
-	if m.WaitFor.IsNull() {
-		m.WaitFor = prior.WaitFor
+	for _, n := range attributeNames {
+		if attributes[n].computed() && m.get(n).IsNull() {
+			m.set(n, prior.get(n))
+		}
 	}
 	return m
 }

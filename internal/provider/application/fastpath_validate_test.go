@@ -31,6 +31,7 @@ func TestValidateShortcut_AgreesWithTheFramework(t *testing.T) {
 		config           applicationModel
 		writeOnlyAllowed bool
 		valid            bool
+		framework        bool // a valid configuration the shortcut leaves to the framework
 	}{
 		{name: "typical", config: configOf(appState()), valid: true},
 		{name: "every optional argument", config: with(func(m *applicationModel) {
@@ -56,6 +57,13 @@ func TestValidateShortcut_AgreesWithTheFramework(t *testing.T) {
 		})},
 		{name: "read-only attribute set", config: with(func(m *applicationModel) { m.EffectiveSettings = convert.ToDynamic(map[string]any{"a": 1}) })},
 		{name: "required attribute null", config: with(func(m *applicationModel) { m.PackageVersion = types.StringNull() })},
+		{name: "update and resource_requests set", config: with(func(m *applicationModel) {
+			m.Update, m.ResourceRequests = sampleUpdate(), sampleResourceRequests()
+		}), valid: true, framework: true},
+		{name: "bad update mode", config: with(func(m *applicationModel) { m.Update = updateWith("mode", types.StringValue("Sometimes")) })},
+		{name: "replicas of a DaemonSet", config: with(func(m *applicationModel) {
+			m.ResourceRequests = requestsOf(request("DaemonSet", "agent", types.Int64Value(1)))
+		})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,7 +82,7 @@ func TestValidateShortcut_AgreesWithTheFramework(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if answered := s.answered(); answered != tt.valid {
+			if answered := s.answered(); answered != (tt.valid && !tt.framework) {
 				t.Fatalf("shortcut answered = %v, want %v (framework: %v)", answered, tt.valid, want.Diagnostics)
 			}
 			if len(got.Diagnostics) != len(want.Diagnostics) {

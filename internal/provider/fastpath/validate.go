@@ -60,6 +60,11 @@ func configValid(ctx context.Context, t *target, req *tfprotov6.ValidateResource
 			a.GetDeprecationMessage() != "" && !null && !unknown:
 			return false
 		}
+		if _, nested := a.(schema.NestedAttribute); nested {
+			// checkValidation let it in without validators of its own:
+			// only a null one has nothing to validate.
+			return null
+		}
 		sa, ok := a.(schema.StringAttribute)
 		if !ok || len(sa.Validators) == 0 {
 			return true
@@ -126,8 +131,10 @@ func configValid(ctx context.Context, t *target, req *tfprotov6.ValidateResource
 }
 
 // checkValidation reports validation configValid does not run: validators
-// on anything but strings, nested attributes a configuration can set, and
-// blocks other than single nested blocks of plain string attributes.
+// on anything but strings, validators of a nested attribute a configuration
+// can set (configValid leaves every configuration that sets one to the
+// framework, which validates what is nested), and blocks other than single
+// nested blocks of plain string attributes.
 // Computed-only attributes are not looked into: a configuration cannot set
 // them, so their nested attributes are never validated.
 func checkValidation(s schema.Schema) error {
@@ -138,7 +145,7 @@ func checkValidation(s schema.Schema) error {
 		if _, ok := a.(schema.StringAttribute); !ok && hasField(a, "Validators") {
 			return errUnsupportedValidation
 		}
-		if _, ok := a.(schema.NestedAttribute); ok {
+		if _, ok := a.(schema.NestedAttribute); ok && hasField(a, "Validators") {
 			return errUnsupportedValidation
 		}
 	}
