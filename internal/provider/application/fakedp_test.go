@@ -86,9 +86,15 @@ func (f *fakeDP) serve(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 		return
 	}
+	line := r.Method + " " + r.URL.RequestURI()
+	if r.Method == http.MethodDelete {
+		// The delete options (propagation, preconditions) are in the body.
+		body, _ := io.ReadAll(r.Body)
+		line += " " + strings.TrimSpace(string(body))
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.requests = append(f.requests, r.Method+" "+r.URL.RequestURI())
+	f.requests = append(f.requests, line)
 	w.Header().Set("Content-Type", "application/json")
 	p := r.URL.Path
 	switch {
