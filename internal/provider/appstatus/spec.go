@@ -66,12 +66,12 @@ var crdDefaults = map[string]any{
 }
 
 const (
-	updateDescription = "How DP updates this application (`spec.update`). Omitted, DP follows the global " +
-		"`applications.update` setting, else the `deckhouse` module's `update` setting; an omitted field inside " +
-		"is not written either, and DP's own default applies to it."
+	updateDescription = "How DP updates this application (`spec.update`). Null (omitted) means DP's own fallback: " +
+		"the global `applications.update` setting, else the `deckhouse` module's `update` setting. A null field " +
+		"inside is left to DP's default too."
 	resourceRequestsDescription = "Per-workload overrides of the package's replicas and container resources " +
-		"(`spec.resourceRequests`), one entry per `kind` + `name` (DP's list-map keys). Omitted, the package's " +
-		"own values apply. Container resources are merged per resource name over what the package declares."
+		"(`spec.resourceRequests`), one entry per `kind` + `name` (DP's list-map keys). Null (omitted) means the " +
+		"package's own values. Container resources are merged per resource name over what the package declares."
 )
 
 // UpdateResourceAttribute is the update attribute of the resource's schema,
@@ -236,8 +236,10 @@ var (
 func (f SpecField) Null() attr.Value { return nullOf(f.Type) }
 
 // Read is the field of obj's spec as a value, null when absent. prior is
-// the value the state held (null for a data source): where it is null and
-// the cluster holds the CRD's default, the value stays null.
+// the value the state held (nil for a data source, which shows the object as
+// it is): where a field of a prior object is null and the cluster holds the
+// CRD's default for it, the field stays null, so an omitted field is not
+// drift.
 func (f SpecField) Read(obj *unstructured.Unstructured, prior attr.Value) attr.Value {
 	v, ok, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", f.JSON)
 	if !ok {
@@ -280,7 +282,7 @@ func fromJSON(t attr.Type, v any, prior attr.Value, at string) attr.Value {
 		attrs := make(map[string]attr.Value, len(t.AttrTypes))
 		for name, at2 := range t.AttrTypes {
 			key := jsonName(name)
-			var pv attr.Value = nullOf(at2)
+			var pv attr.Value // nil: no prior value, nothing to keep null
 			if priorAttrs != nil {
 				pv = priorAttrs[name]
 			}
@@ -298,7 +300,7 @@ func fromJSON(t attr.Type, v any, prior attr.Value, at string) attr.Value {
 		}
 		elems := make([]attr.Value, len(l))
 		for i, e := range l {
-			var pv attr.Value = nullOf(t.ElemType)
+			var pv attr.Value
 			if i < len(priorElems) {
 				pv = priorElems[i]
 			}
@@ -460,7 +462,8 @@ func ValidateResourceRequests(ctx context.Context, l types.List, at path.Path) d
 		} else {
 			seen[key] = i
 		}
-		if !en.Replicas.IsNull() && !slices.Contains(ReplicaKinds, kind) {
+		// A kind outside the enum is its validator's to report.
+		if !en.Replicas.IsNull() && slices.Contains(WorkloadKinds, kind) && !slices.Contains(ReplicaKinds, kind) {
 			diags.AddAttributeError(at.AtListIndex(i).AtName("replicas"), "Replicas not allowed for this kind",
 				fmt.Sprintf("%s[%d] is a %s: DP's Application CRD allows replicas only for %s.", at, i, kind, strings.Join(ReplicaKinds, ", ")))
 		}
