@@ -51,7 +51,7 @@ func TestSummarizeApplication_UpdateAndResourceRequestsAsInTheCluster(t *testing
 	}}
 	got := summarizeApplication(obj).value().Attributes()
 	for k, want := range map[string]string{
-		"update": `{"block_on_alerts":{"enabled":true,"severity":4},"mode":"AutoPatch","windows":[{"days":["Mon"],"from":"8:00","to":"9:00"}]}`,
+		"update":            `{"block_on_alerts":{"enabled":true,"severity":4},"mode":"AutoPatch","windows":[{"days":["Mon"],"from":"8:00","to":"9:00"}]}`,
 		"resource_requests": `[{"containers":[{"name":"app","resources":{"limits":{"cpu":"1"},"requests":<null>}}],"kind":"Deployment","name":"web","replicas":2}]`,
 	} {
 		if g := got[k].String(); g != want {
