@@ -558,7 +558,7 @@ func readSpecFields(m *applicationModel, obj *unstructured.Unstructured) {
 				m.set(n, types.StringValue(s))
 			}
 		case a.specTyped != nil:
-			m.set(n, a.specTyped.Read(obj, m.get(n)))
+			m.set(n, a.specTyped.ReadOver(obj, m.get(n)))
 		}
 	}
 }

@@ -235,17 +235,27 @@ var (
 // Null is the field's null value.
 func (f SpecField) Null() attr.Value { return nullOf(f.Type) }
 
-// Read is the field of obj's spec as a value, null when absent. prior is
-// the value the state held (nil for a data source, which shows the object as
-// it is): where a field of a prior object is null and the cluster holds the
-// CRD's default for it, the field stays null, so an omitted field is not
-// drift.
-func (f SpecField) Read(obj *unstructured.Unstructured, prior attr.Value) attr.Value {
+// Read is the field of obj's spec as a value, null when absent, as DP
+// holds it (the data sources show the object as it is).
+func (f SpecField) Read(obj *unstructured.Unstructured) attr.Value {
 	v, ok, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", f.JSON)
 	if !ok {
 		return f.Null()
 	}
-	return fromJSON(f.Type, v, prior, f.JSON)
+	return fromJSON(f.Type, v, nil, f.JSON, false)
+}
+
+// ReadOver is Read for the resource's refresh, over prior, the value the
+// state held: a field that holds the CRD's default reads as null unless
+// prior holds a value there, so a field the configuration omits (and an
+// import or a move, which have no configuration) shows no drift for what
+// the API server filled in.
+func (f SpecField) ReadOver(obj *unstructured.Unstructured, prior attr.Value) attr.Value {
+	v, ok, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", f.JSON)
+	if !ok {
+		return f.Null()
+	}
+	return fromJSON(f.Type, v, prior, f.JSON, true)
 }
 
 // Body is the value in the JSON data model of an apply body, and whether
@@ -259,9 +269,9 @@ func (f SpecField) Body(v attr.Value) (any, bool) {
 
 // fromJSON converts v, a value in the JSON data model, to a value of type t.
 // A value of the wrong shape counts as absent (null).
-func fromJSON(t attr.Type, v any, prior attr.Value, at string) attr.Value {
-	if prior != nil && (prior.IsNull() || prior.IsUnknown()) {
-		if d, ok := crdDefaults[at]; ok && jsonScalarEqual(d, v) {
+func fromJSON(t attr.Type, v any, prior attr.Value, at string, keepDefaultsNull bool) attr.Value {
+	if prior == nil || prior.IsNull() || prior.IsUnknown() {
+		if d, ok := crdDefaults[at]; ok && keepDefaultsNull && jsonScalarEqual(d, v) {
 			return nullOf(t)
 		}
 		prior = nil
@@ -286,7 +296,7 @@ func fromJSON(t attr.Type, v any, prior attr.Value, at string) attr.Value {
 			if priorAttrs != nil {
 				pv = priorAttrs[name]
 			}
-			attrs[name] = fromJSON(at2, m[key], pv, at+"."+key)
+			attrs[name] = fromJSON(at2, m[key], pv, at+"."+key, keepDefaultsNull)
 		}
 		return types.ObjectValueMust(t.AttrTypes, attrs)
 	case types.ListType:
@@ -304,7 +314,7 @@ func fromJSON(t attr.Type, v any, prior attr.Value, at string) attr.Value {
 			if i < len(priorElems) {
 				pv = priorElems[i]
 			}
-			elems[i] = fromJSON(t.ElemType, e, pv, at)
+			elems[i] = fromJSON(t.ElemType, e, pv, at, keepDefaultsNull)
 		}
 		return types.ListValueMust(t.ElemType, elems)
 	case types.MapType:
@@ -314,7 +324,7 @@ func fromJSON(t attr.Type, v any, prior attr.Value, at string) attr.Value {
 		}
 		elems := make(map[string]attr.Value, len(m))
 		for k, e := range m {
-			elems[k] = fromJSON(t.ElemType, e, nil, at)
+			elems[k] = fromJSON(t.ElemType, e, nil, at, keepDefaultsNull)
 		}
 		return types.MapValueMust(t.ElemType, elems)
 	}

@@ -22,7 +22,7 @@ func withSpec(field string, v any) *unstructured.Unstructured {
 func TestSpecField_BodyUsesDPsNamesAndLeavesNullsOut(t *testing.T) {
 	cluster := map[string]any{"windows": []any{map[string]any{"from": "8:00", "to": "9:30"}},
 		"blockOnAlerts": map[string]any{"enabled": true}}
-	v := UpdateField.Read(withSpec("update", cluster), nil)
+	v := UpdateField.Read(withSpec("update", cluster))
 	body, ok := UpdateField.Body(v)
 	if !ok {
 		t.Fatal("a known update is not written")
@@ -34,7 +34,7 @@ func TestSpecField_BodyUsesDPsNamesAndLeavesNullsOut(t *testing.T) {
 	if _, ok := UpdateField.Body(UpdateField.Null()); ok {
 		t.Fatal("a null update is written")
 	}
-	rr := ResourceRequestsField.Read(withSpec("resourceRequests", []any{map[string]any{"kind": "Deployment", "name": "web", "replicas": int64(0)}}), nil)
+	rr := ResourceRequestsField.Read(withSpec("resourceRequests", []any{map[string]any{"kind": "Deployment", "name": "web", "replicas": int64(0)}}))
 	got, _ = json.Marshal(mustBody(t, ResourceRequestsField, rr))
 	if want := `[{"kind":"Deployment","name":"web","replicas":0}]`; string(got) != want {
 		t.Fatalf("body %s, want %s", got, want)
@@ -50,11 +50,11 @@ func mustBody(t *testing.T, f SpecField, v attr.Value) any {
 	return b
 }
 
-// A refresh keeps a field the state left null when the cluster holds the
-// CRD's default for it (mode AutoPatch, severity 4), and shows any other
-// value, a changed one included, as drift.
+// A refresh keeps a field the state left null (or an import, which has no
+// state) when the cluster holds the CRD's default for it (mode AutoPatch,
+// severity 4), and shows any other value, a changed one included, as drift.
 func TestSpecField_ReadKeepsCRDDefaultsOfNullFieldsNull(t *testing.T) {
-	prior := UpdateField.Read(withSpec("update", map[string]any{"blockOnAlerts": map[string]any{"enabled": true}}), nil)
+	prior := UpdateField.Read(withSpec("update", map[string]any{"blockOnAlerts": map[string]any{"enabled": true}}))
 	tests := []struct {
 		name    string
 		cluster map[string]any
@@ -67,12 +67,21 @@ func TestSpecField_ReadKeepsCRDDefaultsOfNullFieldsNull(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := UpdateField.Read(withSpec("update", tt.cluster), prior).String(); got != tt.want {
+			if got := UpdateField.ReadOver(withSpec("update", tt.cluster), prior).String(); got != tt.want {
 				t.Fatalf("got %s, want %s", got, tt.want)
 			}
 		})
 	}
-	if got := UpdateField.Read(withSpec("other", nil), prior); !got.IsNull() {
+	// An import or a move has no prior value: the defaults stay null too.
+	if got, want := UpdateField.ReadOver(withSpec("update", map[string]any{"mode": "AutoPatch"}), UpdateField.Null()).String(),
+		`{"block_on_alerts":<null>,"mode":<null>,"windows":<null>}`; got != want {
+		t.Fatalf("an imported update with the default mode reads %s, want %s", got, want)
+	}
+	// The data sources show the object as it is.
+	if got := UpdateField.Read(withSpec("update", map[string]any{"mode": "AutoPatch"})).String(); !strings.Contains(got, `"mode":"AutoPatch"`) {
+		t.Fatalf("the data sources read %s", got)
+	}
+	if got := UpdateField.ReadOver(withSpec("other", nil), prior); !got.IsNull() {
 		t.Fatalf("an update removed out of band reads %s, want null", got)
 	}
 }
@@ -80,7 +89,7 @@ func TestSpecField_ReadKeepsCRDDefaultsOfNullFieldsNull(t *testing.T) {
 // A quantity written as a number (int-or-string) reads back as a string.
 func TestSpecField_ReadQuantityNumbersAsStrings(t *testing.T) {
 	v := ResourceRequestsField.Read(withSpec("resourceRequests", []any{map[string]any{"kind": "Pod", "name": "p",
-		"containers": []any{map[string]any{"name": "c", "resources": map[string]any{"requests": map[string]any{"cpu": int64(2), "memory": 1.5}}}}}}), nil)
+		"containers": []any{map[string]any{"name": "c", "resources": map[string]any{"requests": map[string]any{"cpu": int64(2), "memory": 1.5}}}}}}))
 	if s := v.String(); !strings.Contains(s, `"cpu":"2"`) || !strings.Contains(s, `"memory":"1.5"`) {
 		t.Fatalf("got %s", s)
 	}
@@ -92,7 +101,7 @@ func requests(t *testing.T, entries ...map[string]any) types.List {
 	for i, e := range entries {
 		l[i] = e
 	}
-	return ResourceRequestsField.Read(withSpec("resourceRequests", l), nil).(types.List)
+	return ResourceRequestsField.Read(withSpec("resourceRequests", l)).(types.List)
 }
 
 // kind + name identify an entry (DP's list-map keys), and replicas is

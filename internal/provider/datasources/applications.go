@@ -178,8 +178,8 @@ func summarizeApplication(obj *unstructured.Unstructured) applicationSummary {
 		State:                 st.State,
 		ConfigurationApplied:  st.ConditionStatus(dpclient.ConditionConfigurationApplied),
 		ReadyCond:             st.ConditionStatus(dpclient.ConditionReady),
-		Update:                appstatus.UpdateField.Read(obj, nil),
-		ResourceRequests:      appstatus.ResourceRequestsField.Read(obj, nil),
+		Update:                appstatus.UpdateField.Read(obj),
+		ResourceRequests:      appstatus.ResourceRequestsField.Read(obj),
 	}
 }
 
