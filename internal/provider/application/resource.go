@@ -1,5 +1,6 @@
-// Package application is the deckhouse_application resource: its schema
-// (resource.go), model and change checks (model.go), plan (plan.go), DP's
+// Package application is the deckhouse_application resource: the table of
+// attribute facts from which its schema, change checks and defaults derive
+// (attributes.go), the resource (resource.go), model (model.go), plan (plan.go), DP's
 // checks with their plan and apply entry points (verdict.go) and the
 // previous document of the update checks (previous.go), create and update
 // (write.go), the server-side apply body and write options (writebody.go),
