@@ -421,7 +421,11 @@ func (m *applicationModel) field(name string) reflect.Value {
 
 // get is the value of attribute name in m.
 func (m *applicationModel) get(name string) attr.Value {
-	return m.field(name).Interface().(attr.Value)
+	v, ok := m.field(name).Interface().(attr.Value)
+	if !ok {
+		panic("applicationModel field of " + name + " is not a framework value")
+	}
+	return v
 }
 
 // set sets attribute name of m to v, a value of its type.
@@ -552,8 +556,8 @@ func readSpecFields(m *applicationModel, obj *unstructured.Unstructured) {
 		switch {
 		case a.specString != "":
 			s, _, _ := unstructured.NestedString(obj.Object, "spec", a.specString)
-			if a.schema.IsOptional() && !a.schema.IsComputed() {
-				m.set(n, optionalString(s, m.get(n).(types.String)))
+			if prior, ok := m.get(n).(types.String); ok && a.schema.IsOptional() && !a.schema.IsComputed() {
+				m.set(n, optionalString(s, prior))
 			} else {
 				m.set(n, types.StringValue(s))
 			}

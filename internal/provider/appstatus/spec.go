@@ -281,42 +281,9 @@ func fromJSON(t attr.Type, v any, prior attr.Value, at string, keepDefaultsNull 
 	}
 	switch t := t.(type) {
 	case types.ObjectType:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nullOf(t)
-		}
-		var priorAttrs map[string]attr.Value
-		if p, ok := prior.(types.Object); ok {
-			priorAttrs = p.Attributes()
-		}
-		attrs := make(map[string]attr.Value, len(t.AttrTypes))
-		for name, at2 := range t.AttrTypes {
-			key := jsonName(name)
-			var pv attr.Value // nil: no prior value, nothing to keep null
-			if priorAttrs != nil {
-				pv = priorAttrs[name]
-			}
-			attrs[name] = fromJSON(at2, m[key], pv, at+"."+key, keepDefaultsNull)
-		}
-		return types.ObjectValueMust(t.AttrTypes, attrs)
+		return objectFromJSON(t, v, prior, at, keepDefaultsNull)
 	case types.ListType:
-		l, ok := v.([]any)
-		if !ok {
-			return nullOf(t)
-		}
-		var priorElems []attr.Value
-		if p, ok := prior.(types.List); ok {
-			priorElems = p.Elements()
-		}
-		elems := make([]attr.Value, len(l))
-		for i, e := range l {
-			var pv attr.Value
-			if i < len(priorElems) {
-				pv = priorElems[i]
-			}
-			elems[i] = fromJSON(t.ElemType, e, pv, at, keepDefaultsNull)
-		}
-		return types.ListValueMust(t.ElemType, elems)
+		return listFromJSON(t, v, prior, at, keepDefaultsNull)
 	case types.MapType:
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -328,6 +295,55 @@ func fromJSON(t attr.Type, v any, prior attr.Value, at string, keepDefaultsNull 
 		}
 		return types.MapValueMust(t.ElemType, elems)
 	}
+	return scalarFromJSON(t, v)
+}
+
+// objectFromJSON is fromJSON of an object: each attribute from DP's name.
+func objectFromJSON(t types.ObjectType, v any, prior attr.Value, at string, keepDefaultsNull bool) attr.Value {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nullOf(t)
+	}
+	var priorAttrs map[string]attr.Value
+	if p, ok := prior.(types.Object); ok {
+		priorAttrs = p.Attributes()
+	}
+	attrs := make(map[string]attr.Value, len(t.AttrTypes))
+	for name, at2 := range t.AttrTypes {
+		key := jsonName(name)
+		var pv attr.Value // nil: no prior value, nothing to keep null
+		if priorAttrs != nil {
+			pv = priorAttrs[name]
+		}
+		attrs[name] = fromJSON(at2, m[key], pv, at+"."+key, keepDefaultsNull)
+	}
+	return types.ObjectValueMust(t.AttrTypes, attrs)
+}
+
+// listFromJSON is fromJSON of a list: each element over the prior's
+// element of the same index.
+func listFromJSON(t types.ListType, v any, prior attr.Value, at string, keepDefaultsNull bool) attr.Value {
+	l, ok := v.([]any)
+	if !ok {
+		return nullOf(t)
+	}
+	var priorElems []attr.Value
+	if p, ok := prior.(types.List); ok {
+		priorElems = p.Elements()
+	}
+	elems := make([]attr.Value, len(l))
+	for i, e := range l {
+		var pv attr.Value
+		if i < len(priorElems) {
+			pv = priorElems[i]
+		}
+		elems[i] = fromJSON(t.ElemType, e, pv, at, keepDefaultsNull)
+	}
+	return types.ListValueMust(t.ElemType, elems)
+}
+
+// scalarFromJSON is fromJSON of a string, integer or bool.
+func scalarFromJSON(t attr.Type, v any) attr.Value {
 	switch t {
 	case types.StringType:
 		switch s := v.(type) {
