@@ -3,14 +3,18 @@ package provider
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8stypes "k8s.io/apimachinery/pkg/types"
 )
 
 // TestAccListResource_ListsApplicationsThroughTheProtocol drives
@@ -30,6 +34,10 @@ func TestAccListResource_ListsApplicationsThroughTheProtocol(t *testing.T) {
 	e.seedApplication("web", e.pkg, map[string]any{"domain": "not-listed.example.com"})
 	e.seedApplication("api", e.pkg, nil)
 	second.seedApplication("db", e.pkg, nil)
+	if _, err := e.cp.Dynamic().Resource(dpapi.ApplicationGVR).Namespace(e.namespace).Patch(context.Background(), "web", k8stypes.MergePatchType,
+		[]byte(`{"spec":{"update":{"mode":"Manual"},"resourceRequests":[{"kind":"Deployment","name":"web","replicas":2}]}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
 
 	ctx := context.Background()
 	srv, ok := ProtocolServer("test")().(tfprotov6.ProviderServerWithListResource) // what tf6server asks of a server in terraform-plugin-go v0.31
@@ -105,6 +113,25 @@ func TestAccListResource_ListsApplicationsThroughTheProtocol(t *testing.T) {
 		_ = attrs["package_name"].As(&pkg)
 		if pkg != e.pkg || !attrs["settings"].IsNull() || !attrs["status"].IsKnown() || attrs["status"].IsNull() {
 			t.Fatalf("resource: package_name %q, settings %v, status %v", pkg, attrs["settings"], attrs["status"])
+		}
+		var name string
+		_ = attrs["name"].As(&name)
+		if name == "web" {
+			// update and resource_requests as an import records them.
+			var update, request map[string]tftypes.Value
+			var requests []tftypes.Value
+			var mode string
+			var replicas big.Float
+			_ = attrs["update"].As(&update)
+			_ = update["mode"].As(&mode)
+			_ = attrs["resource_requests"].As(&requests)
+			if len(requests) == 1 {
+				_ = requests[0].As(&request)
+				_ = request["replicas"].As(&replicas)
+			}
+			if r, _ := replicas.Int64(); mode != "Manual" || r != 2 {
+				t.Fatalf("web: update %v, resource_requests %v", attrs["update"], attrs["resource_requests"])
+			}
 		}
 	}
 	if names, _ := query("", 0); !slices.Equal(names, []string{e.namespace + "/api", e.namespace + "/web", second.namespace + "/db"}) {

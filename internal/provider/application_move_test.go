@@ -25,7 +25,8 @@ func TestMoveState_FromKubernetesManifestMapsMetadataAndSpecAndKeepsNoSettings(t
 	}
 	const app = `{"apiVersion":"deckhouse.io/v1alpha1","kind":"Application",` +
 		`"metadata":{"name":"web","namespace":"team-a","labels":{"team":"a"}},` +
-		`"spec":{"packageName":"demo-app","packageVersion":"v1.2.0","packageRepositoryName":"main","settings":{"password":"MOVE-SECRET","replicas":2}}}`
+		`"spec":{"packageName":"demo-app","packageVersion":"v1.2.0","packageRepositoryName":"main","settings":{"password":"MOVE-SECRET","replicas":2},` +
+		`"update":{"mode":"Manual"},"resourceRequests":[{"kind":"Deployment","name":"web","replicas":2}]}}`
 	state := func(manifest string) []byte {
 		return []byte(`{"manifest":{"value":` + manifest + `,"type":["object",{}]},"object":{"value":` + manifest + `,"type":["object",{}]},` +
 			`"field_manager":[],"wait":[],"timeouts":null,"computed_fields":null,"wait_for":null}`)
@@ -63,6 +64,15 @@ func TestMoveState_FromKubernetesManifestMapsMetadataAndSpecAndKeepsNoSettings(t
 		if got != w {
 			t.Errorf("%s = %q, want %q", k, got, w)
 		}
+	}
+	var update map[string]tftypes.Value
+	var requests []tftypes.Value
+	var mode string
+	_ = attrs["update"].As(&update)
+	_ = update["mode"].As(&mode)
+	_ = attrs["resource_requests"].As(&requests)
+	if mode != "Manual" || len(requests) != 1 {
+		t.Errorf("update %v, resource_requests %v: want them moved", attrs["update"], attrs["resource_requests"])
 	}
 	for _, k := range []string{"settings", "effective_settings", "last_applied_settings"} {
 		if !attrs[k].IsNull() {

@@ -10,7 +10,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8stypes "k8s.io/apimachinery/pkg/types"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/localdp"
 )
 
@@ -46,8 +49,29 @@ output "all_names" {
   value = [for a in data.deckhouse_applications.all.items : a.name]
 }
 `, e.namespace, e.pkg)
+	// The data source shows update and resource_requests as in the cluster,
+	// the CRD's default severity included.
+	if _, err := e.cp.Dynamic().Resource(dpapi.ApplicationGVR).Namespace(e.namespace).Patch(context.Background(), "web", k8stypes.MergePatchType,
+		[]byte(`{"spec":{"update":{"mode":"Manual","blockOnAlerts":{"enabled":true}},"resourceRequests":[{"kind":"Deployment","name":"web","replicas":2}]}}`),
+		metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	item := func(name, pkg string) knownvalue.Check {
+		var update, requests knownvalue.Check = knownvalue.Null(), knownvalue.Null()
+		if name == "web" {
+			update = knownvalue.ObjectExact(map[string]knownvalue.Check{
+				"mode": knownvalue.StringExact("Manual"), "windows": knownvalue.Null(),
+				"block_on_alerts": knownvalue.ObjectExact(map[string]knownvalue.Check{
+					"enabled": knownvalue.Bool(true), "severity": knownvalue.Int64Exact(4)}),
+			})
+			requests = knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectExact(map[string]knownvalue.Check{
+				"kind": knownvalue.StringExact("Deployment"), "name": knownvalue.StringExact("web"),
+				"replicas": knownvalue.Int64Exact(2), "containers": knownvalue.Null(),
+			})})
+		}
 		return knownvalue.ObjectExact(map[string]knownvalue.Check{
+			"update":                  update,
+			"resource_requests":       requests,
 			"namespace":               knownvalue.StringExact(e.namespace),
 			"name":                    knownvalue.StringExact(name),
 			"package_name":            knownvalue.StringExact(pkg),

@@ -25,9 +25,6 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	resp.Diagnostics.Append(r.deleteApp(ctx, &state, readPrivate(ctx, req.Private))...)
 }
 
-// deleteReads are the attributes a delete reads of the state.
-var deleteReads = []string{"namespace", "name", "wait", "timeouts"}
-
 // DeleteValues is Delete on the prior state's value and the private state's
 // keys (the protocol shortcut of deletes asks this): it decodes only the
 // attributes of deleteReads. It declines, having done nothing, when the

@@ -86,9 +86,15 @@ func (f *fakeDP) serve(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 		return
 	}
+	line := r.Method + " " + r.URL.RequestURI()
+	if r.Method == http.MethodDelete {
+		// The delete options (propagation, preconditions) are in the body.
+		body, _ := io.ReadAll(r.Body)
+		line += " " + strings.TrimSpace(string(body))
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.requests = append(f.requests, r.Method+" "+r.URL.RequestURI())
+	f.requests = append(f.requests, line)
 	w.Header().Set("Content-Type", "application/json")
 	p := r.URL.Path
 	switch {
@@ -298,21 +304,10 @@ func proposed(prior *applicationModel, config applicationModel) applicationModel
 	if prior == nil {
 		return m
 	}
-	m.ID, m.EffectiveSettings, m.Status, m.LastAppliedSettings = prior.ID, prior.EffectiveSettings, prior.Status, prior.LastAppliedSettings
-	if m.PackageRepositoryName.IsNull() {
-		m.PackageRepositoryName = prior.PackageRepositoryName
-	}
-	if m.ImmutableFieldChange.IsNull() {
-		m.ImmutableFieldChange = prior.ImmutableFieldChange
-	}
-	if m.AllowDestructiveSettingsSwitch.IsNull() {
-		m.AllowDestructiveSettingsSwitch = prior.AllowDestructiveSettingsSwitch
-	}
-	if m.Wait.IsNull() {
-		m.Wait = prior.Wait
-	}
-	if m.WaitFor.IsNull() {
-		m.WaitFor = prior.WaitFor
+	for _, n := range attributeNames {
+		if attributes[n].computed() && m.get(n).IsNull() {
+			m.set(n, prior.get(n))
+		}
 	}
 	return m
 }

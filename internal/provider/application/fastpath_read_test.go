@@ -367,18 +367,7 @@ func TestSpecChanged_CoversEveryAttributeApplyWrites(t *testing.T) {
 		name := v.Type().Field(i).Name
 		changed := base
 		f := reflect.ValueOf(&changed).Elem().Field(i)
-		switch f.Interface().(type) {
-		case types.String:
-			f.Set(reflect.ValueOf(types.StringValue("other")))
-		case types.Bool:
-			f.Set(reflect.ValueOf(types.BoolValue(!base.AllowDestructiveSettingsSwitch.ValueBool())))
-		case types.Map:
-			f.Set(reflect.ValueOf(types.MapValueMust(types.StringType, map[string]attr.Value{"k": types.StringValue("v")})))
-		case types.Dynamic:
-			f.Set(reflect.ValueOf(convert.ToDynamic(map[string]any{"other": int64(1)})))
-		default:
-			continue
-		}
+		f.Set(reflect.ValueOf(otherThan(f.Interface().(attr.Value))))
 		settings, _, _ := convert.FromDynamic(changed.Settings)
 		if name != "Settings" {
 			settings = map[string]any{"replicas": 2}

@@ -34,6 +34,7 @@ func TestValidateShortcut_AgreesWithTheFramework(t *testing.T) {
 		writeOnlyAllowed bool
 		valid            bool
 		resourceFinds    bool // ValidateConfig finds something, the schema nothing
+		framework        bool // a valid configuration the shortcut leaves to the framework
 	}{
 		{name: "typical", config: configOf(appState()), valid: true},
 		{name: "every optional argument", config: with(func(m *applicationModel) {
@@ -59,6 +60,13 @@ func TestValidateShortcut_AgreesWithTheFramework(t *testing.T) {
 		})},
 		{name: "read-only attribute set", config: with(func(m *applicationModel) { m.EffectiveSettings = convert.ToDynamic(map[string]any{"a": 1}) })},
 		{name: "required attribute null", config: with(func(m *applicationModel) { m.PackageVersion = types.StringNull() })},
+		{name: "update and resource_requests set", config: with(func(m *applicationModel) {
+			m.Update, m.ResourceRequests = sampleUpdate(), sampleResourceRequests()
+		}), valid: true, framework: true},
+		{name: "bad update mode", config: with(func(m *applicationModel) { m.Update = updateWith("mode", types.StringValue("Sometimes")) })},
+		{name: "replicas of a DaemonSet", config: with(func(m *applicationModel) {
+			m.ResourceRequests = requestsOf(request("DaemonSet", "agent", types.Int64Value(1)))
+		})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,8 +85,9 @@ func TestValidateShortcut_AgreesWithTheFramework(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if answered := s.answered(); answered != (tt.valid || tt.resourceFinds) {
-				t.Fatalf("shortcut answered = %v, want %v (framework: %v)", answered, tt.valid || tt.resourceFinds, want.Diagnostics)
+			wantAnswered := (tt.valid && !tt.framework) || tt.resourceFinds
+			if answered := s.answered(); answered != wantAnswered {
+				t.Fatalf("shortcut answered = %v, want %v (framework: %v)", answered, wantAnswered, want.Diagnostics)
 			}
 			if !reflect.DeepEqual(got.Diagnostics, want.Diagnostics) {
 				t.Fatalf("diagnostics %v, framework %v", got.Diagnostics, want.Diagnostics)

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
@@ -16,8 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
@@ -140,33 +136,8 @@ func (r *Resource) listResult(ctx context.Context, req list.ListRequest, obj *un
 	res.Diagnostics.Append(r.fromObject(ctx, &m, obj, nil, r.fieldManager(&m), secrets.Redact)...)
 	if !r.readsImportedSettings() {
 		// As after an import: any value may be a secret.
-		m.Settings, m.LastAppliedSettings, m.EffectiveSettings = types.DynamicNull(), types.DynamicNull(), types.DynamicNull()
+		withoutSecrets(&m)
 	}
 	res.Diagnostics.Append(res.Resource.Set(ctx, &m)...)
 	return res
-}
-
-// importedModel is the model of an Application just imported by
-// namespace and name: the arguments with defaults at their defaults, the
-// rest null, for fromObject to fill.
-func importedModel(namespace, name string) applicationModel {
-	return applicationModel{
-		ID:                             types.StringValue(namespace + "/" + name),
-		Name:                           types.StringValue(name),
-		Namespace:                      types.StringValue(namespace),
-		Labels:                         types.MapNull(types.StringType),
-		Annotations:                    types.MapNull(types.StringType),
-		Settings:                       types.DynamicNull(),
-		SensitiveSettings:              types.DynamicNull(),
-		ImmutableFieldChange:           types.StringValue(immutableModeError),
-		AllowDestructiveSettingsSwitch: types.BoolValue(false),
-		Wait:                           types.BoolValue(true),
-		WaitFor:                        types.StringValue(dpclient.ConditionConfigurationApplied),
-		Timeouts: timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
-			"create": types.StringType, "update": types.StringType, "delete": types.StringType,
-		})},
-		EffectiveSettings:   types.DynamicNull(),
-		Status:              appstatus.Null(),
-		LastAppliedSettings: types.DynamicNull(),
-	}
 }

@@ -24,6 +24,8 @@ type applicationModel struct {
 	PackageRepositoryName          types.String   `tfsdk:"package_repository_name"`
 	ReleaseChannel                 types.String   `tfsdk:"release_channel"`
 	Maintenance                    types.String   `tfsdk:"maintenance"`
+	Update                         types.Object   `tfsdk:"update"`
+	ResourceRequests               types.List     `tfsdk:"resource_requests"`
 	Labels                         types.Map      `tfsdk:"labels"`
 	Annotations                    types.Map      `tfsdk:"annotations"`
 	Settings                       types.Dynamic  `tfsdk:"settings"`
@@ -69,64 +71,6 @@ func (m *applicationModel) waitFor() string {
 		return dpclient.ConditionConfigurationApplied
 	}
 	return m.WaitFor.ValueString()
-}
-
-// specChanged reports whether anything DP sees changed between plan and state.
-func specChanged(plan, state *applicationModel) bool {
-	return !plan.Name.Equal(state.Name) ||
-		!plan.Namespace.Equal(state.Namespace) ||
-		!plan.PackageName.Equal(state.PackageName) ||
-		!plan.PackageVersion.Equal(state.PackageVersion) ||
-		!plan.PackageRepositoryName.Equal(state.PackageRepositoryName) ||
-		!plan.ReleaseChannel.Equal(state.ReleaseChannel) ||
-		!plan.Maintenance.Equal(state.Maintenance) ||
-		!plan.Settings.Equal(state.Settings) ||
-		!plan.SensitiveSettingsVersion.Equal(state.SensitiveSettingsVersion) ||
-		!plan.AllowDestructiveSettingsSwitch.Equal(state.AllowDestructiveSettingsSwitch)
-}
-
-// metadataChanged reports whether the labels or annotations changed.
-func metadataChanged(plan, state *applicationModel) bool {
-	return !plan.Labels.Equal(state.Labels) || !plan.Annotations.Equal(state.Annotations)
-}
-
-// sameModel reports whether two models hold equal values in every attribute.
-func sameModel(a, b *applicationModel) bool {
-	return a.ID.Equal(b.ID) &&
-		a.Name.Equal(b.Name) &&
-		a.Namespace.Equal(b.Namespace) &&
-		a.PackageName.Equal(b.PackageName) &&
-		a.PackageVersion.Equal(b.PackageVersion) &&
-		a.PackageRepositoryName.Equal(b.PackageRepositoryName) &&
-		a.ReleaseChannel.Equal(b.ReleaseChannel) &&
-		a.Maintenance.Equal(b.Maintenance) &&
-		a.Labels.Equal(b.Labels) &&
-		a.Annotations.Equal(b.Annotations) &&
-		a.Settings.Equal(b.Settings) &&
-		a.SensitiveSettings.Equal(b.SensitiveSettings) &&
-		a.SensitiveSettingsVersion.Equal(b.SensitiveSettingsVersion) &&
-		a.ImmutableFieldChange.Equal(b.ImmutableFieldChange) &&
-		a.AllowDestructiveSettingsSwitch.Equal(b.AllowDestructiveSettingsSwitch) &&
-		a.SettingsChecks.Equal(b.SettingsChecks) &&
-		a.Wait.Equal(b.Wait) &&
-		a.WaitFor.Equal(b.WaitFor) &&
-		a.FieldManager.Equal(b.FieldManager) &&
-		a.ForceConflicts.Equal(b.ForceConflicts) &&
-		a.Timeouts.Equal(b.Timeouts) &&
-		a.EffectiveSettings.Equal(b.EffectiveSettings) &&
-		a.Status.Equal(b.Status) &&
-		a.LastAppliedSettings.Equal(b.LastAppliedSettings)
-}
-
-// copyComputed keeps the computed values of the state in the plan.
-func copyComputed(plan, state *applicationModel) {
-	plan.ID = state.ID
-	plan.EffectiveSettings = state.EffectiveSettings
-	plan.Status = state.Status
-	plan.LastAppliedSettings = state.LastAppliedSettings
-	if plan.PackageRepositoryName.IsUnknown() {
-		plan.PackageRepositoryName = state.PackageRepositoryName
-	}
 }
 
 // lastAppliedValue is status.lastAppliedConfiguration without the values

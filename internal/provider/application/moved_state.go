@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 )
 
 var _ resource.ResourceWithMoveState = &Resource{}
@@ -81,8 +80,7 @@ func (r *Resource) moveFromKubernetesManifest(ctx context.Context, req resource.
 	settings, _, _ := unstructured.NestedFieldNoCopy(obj, "spec", "settings")
 	secrets := newRedactor(settings)
 	resp.Diagnostics.Append(r.fromObject(ctx, &m, u, nil, r.fieldManager(&m), secrets.Redact)...)
-	m.Settings, m.LastAppliedSettings, m.EffectiveSettings = types.DynamicNull(), types.DynamicNull(), types.DynamicNull()
-	m.Status = appstatus.Null()
+	carryManifest(&m)
 	resp.Diagnostics.Append(resp.TargetState.Set(ctx, &m)...)
 	if resp.TargetIdentity != nil {
 		resp.Diagnostics.Append(resp.TargetIdentity.Set(ctx, applicationIdentity{
@@ -108,4 +106,21 @@ func dynamicObject(raw json.RawMessage) map[string]any {
 		return inner
 	}
 	return m
+}
+
+// carryManifest keeps of m, read from a kubernetes_manifest's object, only
+// the attributes a manifest carries (manifestRead); the others get their
+// default, else null.
+func carryManifest(m *applicationModel) {
+	for _, n := range attributeNames {
+		a := attributes[n]
+		if a.manifest == manifestRead {
+			continue
+		}
+		v := a.defaultValue()
+		if v == nil {
+			v = nullValue(a.attrType())
+		}
+		m.set(n, v)
+	}
 }

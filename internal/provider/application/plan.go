@@ -233,7 +233,7 @@ func planPrevious(ctx context.Context, cl *dpclient.Client, in planRequest, sens
 // the Application anyway: its labels, annotations, field manager or
 // conflict mode changed.
 func writesMetadata(plan, prior *applicationModel) bool {
-	return metadataChanged(plan, prior) || !plan.FieldManager.Equal(prior.FieldManager) || !plan.ForceConflicts.Equal(prior.ForceConflicts)
+	return changed(plan, prior, changeMetadata, changeRewrite)
 }
 
 // decodeSensitive decodes sensitive_settings (partly unknown at plan).

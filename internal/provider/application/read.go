@@ -123,7 +123,7 @@ func (r *Resource) refreshFrom(ctx context.Context, state *applicationModel, pri
 		secrets := newRedactor(settings)
 		diags.Append(r.fromObject(ctx, state, obj, nil, r.fieldManager(state), secrets.Redact)...)
 		if !r.readsImportedSettings() {
-			state.Settings, state.LastAppliedSettings, state.EffectiveSettings = types.DynamicNull(), types.DynamicNull(), types.DynamicNull()
+			withoutSecrets(state)
 		}
 		return out, diags
 	}
@@ -163,15 +163,7 @@ func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *uns
 	m.ID = types.StringValue(obj.GetNamespace() + "/" + obj.GetName())
 	m.Name = types.StringValue(obj.GetName())
 	m.Namespace = types.StringValue(obj.GetNamespace())
-	str := func(field string) string {
-		s, _, _ := unstructured.NestedString(obj.Object, "spec", field)
-		return s
-	}
-	m.PackageName = types.StringValue(str("packageName"))
-	m.PackageVersion = types.StringValue(str("packageVersion"))
-	m.PackageRepositoryName = types.StringValue(str("packageRepositoryName"))
-	m.ReleaseChannel = optionalString(str("releaseChannel"), m.ReleaseChannel)
-	m.Maintenance = optionalString(str("maintenance"), m.Maintenance)
+	readSpecFields(m, obj)
 
 	owned := ownedMetadataKeys(obj, manager)
 	m.Labels = managedMap(obj.GetLabels(), m.Labels, owned["labels"], nil)
@@ -218,18 +210,7 @@ func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *uns
 			m.EffectiveSettings = m.LastAppliedSettings
 		}
 	}
-	if m.ImmutableFieldChange.IsNull() {
-		m.ImmutableFieldChange = types.StringValue(immutableModeError)
-	}
-	if m.AllowDestructiveSettingsSwitch.IsNull() {
-		m.AllowDestructiveSettingsSwitch = types.BoolValue(false)
-	}
-	if m.Wait.IsNull() {
-		m.Wait = types.BoolValue(true)
-	}
-	if m.WaitFor.IsNull() {
-		m.WaitFor = types.StringValue(dpclient.ConditionConfigurationApplied)
-	}
+	setDefaults(m)
 	_ = ctx
 	return diags
 }

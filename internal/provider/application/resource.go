@@ -1,5 +1,6 @@
-// Package application is the deckhouse_application resource: its schema
-// (resource.go), model and change checks (model.go), plan (plan.go), DP's
+// Package application is the deckhouse_application resource: the table of
+// attribute facts from which its schema, change checks and defaults derive
+// (attributes.go), the resource (resource.go), model (model.go), plan (plan.go), DP's
 // checks with their plan and apply entry points (verdict.go) and the
 // previous document of the update checks (previous.go), create and update
 // (write.go), the server-side apply body and write options (writebody.go),
@@ -16,21 +17,15 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
@@ -79,147 +74,15 @@ func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, res
 	resp.TypeName = req.ProviderTypeName + "_application"
 }
 
-func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	attrs, blocks := schemaAttributes()
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A Deckhouse Platform `Application` (`deckhouse.io/v1alpha1`): one installed instance of a package in a " +
 			"namespace. The plan validates `settings` as DP would (schema, CEL rules, project grants, immutable fields, " +
 			"enum switches) and shows the effective settings; apply writes the Application with server-side apply and " +
 			"waits until DP has applied the settings.",
-		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "`<namespace>/<name>`.",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"name": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "Name of the Application: a DNS-1123 label (lower case letters, digits and `-`) of at most 24 characters. Changing it replaces the Application.",
-				Validators:          []validator.String{applicationNameValidator{}},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"namespace": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "Namespace (project) of the Application. Changing it replaces the Application.",
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"package_name": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "Name of the ApplicationPackage (`spec.packageName`). Changing it replaces the Application.",
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"package_version": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "Version of the package (`spec.packageVersion`), for example `v1.0.0`. Changing it upgrades in place.",
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
-			"package_repository_name": schema.StringAttribute{
-				Optional: true,
-				Computed: true,
-				MarkdownDescription: "PackageRepository the version comes from (`spec.packageRepositoryName`). When omitted and " +
-					"exactly one repository offers the package (`ApplicationPackage.status.availableRepositories`), that one " +
-					"is used and shown in the plan; otherwise the plan fails listing the choices.",
-			},
-			"release_channel": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "Release channel (`spec.releaseChannel`).",
-			},
-			"maintenance": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "Maintenance mode (`spec.maintenance`): `NoResourceReconciliation`.",
-				Validators:          []validator.String{stringvalidator.OneOf("NoResourceReconciliation")},
-			},
-			"labels": schema.MapAttribute{
-				Optional:            true,
-				ElementType:         types.StringType,
-				MarkdownDescription: "Labels of the Application object. Labels added by others are not managed.",
-			},
-			"annotations": schema.MapAttribute{
-				Optional:            true,
-				ElementType:         types.StringType,
-				MarkdownDescription: "Annotations of the Application object. Annotations added by others are not managed.",
-			},
-			"settings": schema.DynamicAttribute{
-				Optional: true,
-				MarkdownDescription: "Settings of the application (`spec.settings`), an object validated at plan against the " +
-					"settings schema published in the ApplicationPackageVersion.",
-			},
-			"sensitive_settings": schema.DynamicAttribute{
-				Optional:  true,
-				WriteOnly: true,
-				MarkdownDescription: "Secret settings, deep-merged into `spec.settings` at apply and validated at plan together " +
-					"with `settings`. Write-only: never stored in the plan or the state and never reported as drift. " +
-					"Change `sensitive_settings_version` to write new values. Requires Terraform or OpenTofu 1.11 or later.",
-			},
-			"sensitive_settings_version": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "Any value; changing it writes `sensitive_settings` again.",
-			},
-			"immutable_field_change": schema.StringAttribute{
-				Optional: true,
-				Computed: true,
-				Default:  stringdefault.StaticString(immutableModeError),
-				MarkdownDescription: "What a change of an `x-deckhouse-immutable` field does: `error` (default, as DP's webhook: " +
-					"the plan fails naming each field) or `replace` (the plan replaces the Application, naming the field).",
-				Validators: []validator.String{stringvalidator.OneOf(immutableModeError, immutableModeReplace)},
-			},
-			"settings_checks": settingsChecksAttribute(),
-			"allow_destructive_settings_switch": schema.BoolAttribute{
-				Optional: true,
-				Computed: true,
-				Default:  booldefault.StaticBool(false),
-				MarkdownDescription: "Acknowledges a settings switch with `impact: destructive` " +
-					"(`x-deckhouse-enum-switch-settings`). When true, apply writes the annotation " +
-					"`" + allowDestructiveSwitchAnnotation + ": \"true\"`.",
-			},
-			"wait": schema.BoolAttribute{
-				Optional: true,
-				Computed: true,
-				Default:  booldefault.StaticBool(true),
-				MarkdownDescription: "Wait after create and update until DP has applied the settings " +
-					"(condition `ConfigurationApplied` for the new generation), and after delete until the object is gone.",
-			},
-			"wait_for": schema.StringAttribute{
-				Optional: true,
-				Computed: true,
-				Default:  stringdefault.StaticString(dpclient.ConditionConfigurationApplied),
-				MarkdownDescription: "The condition a wait ends on: `ConfigurationApplied` (default: DP applied the settings of " +
-					"the new generation) or `Ready` (also the application's `Ready` condition, for resources that use the " +
-					"application right after).",
-				Validators: []validator.String{stringvalidator.OneOf(dpclient.ConditionConfigurationApplied, dpclient.ConditionReady)},
-			},
-			"field_manager": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "Field manager of the server-side apply of this Application. Default: the provider's `field_manager`.",
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
-			"force_conflicts": schema.BoolAttribute{
-				Optional:            true,
-				MarkdownDescription: "Take over fields that other field managers own. Default: the provider's `force_conflicts`.",
-			},
-			"effective_settings": schema.DynamicAttribute{
-				Computed: true,
-				MarkdownDescription: appstatus.EffectiveSettingsDescription + " Here computed at plan from `settings` " +
-					"(unknown when the package version cannot be read at plan), with the project defaults DP will inject; " +
-					"values of `sensitive_settings` are not included. After an import, DP's record when DP has " +
-					"applied the current generation, else null until the first apply.",
-			},
-			"status": appstatus.ResourceAttribute(),
-			"last_applied_settings": schema.DynamicAttribute{
-				Computed: true,
-				MarkdownDescription: appstatus.LastAppliedSettingsDescription + " Here without the paths supplied by " +
-					"`sensitive_settings` or owned by other field managers.",
-			},
-		},
-		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{
-				Create: true, Update: true, Delete: true,
-				CreateDescription: "How long a create may take, including the wait for DP: a Go duration such as `30s`, `10m` or `1h`. Default `15m`.",
-				UpdateDescription: "How long an update may take, including the wait for DP. Default `15m`.",
-				DeleteDescription: "How long a delete may take, including the wait until the Application is gone. Default `10m`.",
-			}),
-		},
+		Attributes: attrs,
+		Blocks:     blocks,
 	}
 }
 
@@ -237,6 +100,9 @@ func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, r
 }
 
 func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var requests types.List
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("resource_requests"), &requests)...)
+	resp.Diagnostics.Append(appstatus.ValidateResourceRequests(ctx, requests, path.Root("resource_requests"))...)
 	var t timeouts.Value
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("timeouts"), &t)...)
 	if resp.Diagnostics.HasError() || t.IsNull() || t.IsUnknown() {
@@ -276,16 +142,8 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 		resp.Diagnostics.AddError("Invalid import identity", "Both namespace and name are required to import an Application.")
 		return
 	}
-	set := func(attr string, v any) {
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
-	}
-	set("id", namespace+"/"+name)
-	set("namespace", namespace)
-	set("name", name)
-	set("immutable_field_change", immutableModeError)
-	set("allow_destructive_settings_switch", false)
-	set("wait", true)
-	set("wait_for", dpclient.ConditionConfigurationApplied)
+	m := importedModel(namespace, name)
+	resp.Diagnostics.Append(setModel(ctx, &resp.State, &m)...)
 	resp.Diagnostics.Append(privateState{Imported: true}.write(ctx, resp.Private)...)
 	if resp.Identity != nil {
 		resp.Diagnostics.Append(resp.Identity.Set(ctx, applicationIdentity{

@@ -2,18 +2,16 @@ package application
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 )
 
 func TestSensitivePaths_StrippedFromClusterSettings(t *testing.T) {
@@ -91,7 +89,7 @@ func TestSameModel_ComparesEveryAttribute(t *testing.T) {
 			}
 			// An unknown value differs from a null one of the same type.
 			bv := reflect.ValueOf(&b).Elem().Field(i)
-			bv.Set(reflect.ValueOf(unknownLike(bv.Interface())))
+			bv.Set(reflect.ValueOf(unknownLike(bv.Interface().(attr.Value))))
 			if sameModel(&a, &b) {
 				t.Fatalf("a change of %s is not detected", name)
 			}
@@ -100,48 +98,21 @@ func TestSameModel_ComparesEveryAttribute(t *testing.T) {
 }
 
 func nullApplicationModel() applicationModel {
-	m := applicationModel{}
-	v := reflect.ValueOf(&m).Elem()
-	for i := 0; i < v.NumField(); i++ {
-		v.Field(i).Set(reflect.ValueOf(nullLike(v.Field(i).Interface())))
+	var m applicationModel
+	for _, n := range attributeNames {
+		m.set(n, nullValue(attributes[n].attrType()))
 	}
 	return m
 }
 
-func nullLike(v any) any {
-	switch v.(type) {
-	case types.String:
-		return types.StringNull()
-	case types.Bool:
-		return types.BoolNull()
-	case types.Map:
-		return types.MapNull(types.StringType)
-	case types.Dynamic:
-		return types.DynamicNull()
-	case types.Object:
-		return appstatus.Null()
-	case timeouts.Value:
-		return timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType})}
+func unknownLike(v attr.Value) attr.Value {
+	ctx := context.Background()
+	t := v.Type(ctx)
+	u, err := t.ValueFromTerraform(ctx, tftypes.NewValue(t.TerraformType(ctx), tftypes.UnknownValue))
+	if err != nil {
+		panic(err)
 	}
-	panic(fmt.Sprintf("unexpected attribute type %T", v))
-}
-
-func unknownLike(v any) any {
-	switch v.(type) {
-	case types.String:
-		return types.StringUnknown()
-	case types.Bool:
-		return types.BoolUnknown()
-	case types.Map:
-		return types.MapUnknown(types.StringType)
-	case types.Dynamic:
-		return types.DynamicUnknown()
-	case types.Object:
-		return appstatus.Unknown()
-	case timeouts.Value:
-		return timeouts.Value{Object: types.ObjectUnknown(map[string]attr.Type{"create": types.StringType})}
-	}
-	panic(fmt.Sprintf("unexpected attribute type %T", v))
+	return u
 }
 
 func TestApplicationNameValidator_DNSLabelOfAtMost24Characters(t *testing.T) {

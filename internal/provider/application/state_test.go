@@ -21,7 +21,7 @@ import (
 func appState() applicationModel {
 	settings := convert.ToDynamic(map[string]any{"replicas": 2, "ingress": map[string]any{"host": "a.example.com"}})
 	effective := convert.ToDynamic(map[string]any{"replicas": 2, "logLevel": "Info", "ingress": map[string]any{"host": "a.example.com"}})
-	return applicationModel{
+	m := applicationModel{
 		ID:                             types.StringValue("demo/app"),
 		Name:                           types.StringValue("app"),
 		Namespace:                      types.StringValue("demo"),
@@ -51,21 +51,28 @@ func appState() applicationModel {
 		}.Value(),
 		LastAppliedSettings: effective,
 	}
+	fillNulls(&m)
+	return m
 }
 
 // configOf is the configuration that produced m: computed values null, and
 // the attributes with defaults left out.
 func configOf(m applicationModel) applicationModel {
-	m.ID = types.StringNull()
-	m.PackageRepositoryName = types.StringNull()
-	m.ImmutableFieldChange = types.StringNull()
-	m.AllowDestructiveSettingsSwitch = types.BoolNull()
-	m.Wait = types.BoolNull()
-	m.WaitFor = types.StringNull()
-	m.EffectiveSettings = types.DynamicNull()
-	m.Status = appstatus.Null()
-	m.LastAppliedSettings = types.DynamicNull()
+	for _, n := range attributeNames {
+		if a := attributes[n]; a.computed() {
+			m.set(n, nullValue(a.attrType()))
+		}
+	}
 	return m
+}
+
+// fillNulls sets every attribute m leaves unset (a zero value) to null.
+func fillNulls(m *applicationModel) {
+	for _, n := range attributeNames {
+		if m.field(n).IsZero() {
+			m.set(n, nullValue(attributes[n].attrType()))
+		}
+	}
 }
 
 // resourceTypes are the resource's schema and the object types of its state

@@ -356,10 +356,6 @@ func logApplied(ctx context.Context, obj *unstructured.Unstructured) {
 	tflog.Debug(ctx, "applied Application", map[string]any{"namespace": obj.GetNamespace(), "name": obj.GetName(), "generation": obj.GetGeneration()})
 }
 
-// createFills are the attributes a create may change in the planned model
-// (prepareWrite and written): the others are recorded as planned.
-var createFills = []string{"id", "package_repository_name", "effective_settings", "status", "last_applied_settings"}
-
 // written fills the plan model with the state to record after a write that
 // landed, and the private state.
 func (r *Resource) written(_ context.Context, wr *writeRequest, obj *unstructured.Unstructured, waitErr error, w *writeOutcome) {

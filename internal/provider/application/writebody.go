@@ -33,17 +33,8 @@ func applyConfiguration(plan *applicationModel, settings any) map[string]any {
 	if len(annotations) > 0 {
 		metadata["annotations"] = annotations
 	}
-	spec := map[string]any{
-		"packageName":           plan.PackageName.ValueString(),
-		"packageVersion":        plan.PackageVersion.ValueString(),
-		"packageRepositoryName": plan.PackageRepositoryName.ValueString(),
-	}
-	if v := plan.ReleaseChannel.ValueString(); v != "" {
-		spec["releaseChannel"] = v
-	}
-	if v := plan.Maintenance.ValueString(); v != "" {
-		spec["maintenance"] = v
-	}
+	spec := map[string]any{}
+	writeSpecFields(plan, spec)
 	if settings != nil {
 		spec["settings"] = settings
 	}

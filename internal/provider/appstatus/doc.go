@@ -1,9 +1,16 @@
 // Package appstatus reads the status of a DP Application once, for the
 // deckhouse_application resource and the deckhouse_application and
 // deckhouse_applications data sources, so they report the same thing in
-// the same way.
+// the same way; and so the typed spec fields of newer DP releases
+// (spec.update, spec.resourceRequests: spec.go), their schemas, their CRD
+// rules as validators, their apply body and their reading.
 //
 // Decisions:
+//   - An omitted typed spec field is not written: DP's own fallback applies.
+//     Where DP's CRD fills a field in (update.mode AutoPatch,
+//     update.blockOnAlerts.severity 4), the resource reads it as null unless
+//     its state holds a value there, so an omitted field is no drift (also
+//     after an import or a move); the data sources show the object as it is.
 //   - A field DP has not written is null; a field DP wrote as "" is "". A
 //     field of the wrong type counts as absent. This is what
 //     hashicorp/kubernetes does with an object's fields: absent is null.

@@ -40,6 +40,8 @@ type applicationDataModel struct {
 	PackageRepositoryName types.String  `tfsdk:"package_repository_name"`
 	ReleaseChannel        types.String  `tfsdk:"release_channel"`
 	Maintenance           types.String  `tfsdk:"maintenance"`
+	Update                types.Object  `tfsdk:"update"`
+	ResourceRequests      types.List    `tfsdk:"resource_requests"`
 	Labels                types.Map     `tfsdk:"labels"`
 	Annotations           types.Map     `tfsdk:"annotations"`
 	Settings              types.Dynamic `tfsdk:"settings"`
@@ -74,6 +76,8 @@ func (d *ApplicationDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 			"package_repository_name": str("`spec.packageRepositoryName`: the PackageRepository, null when not set."),
 			"release_channel":         str("`spec.releaseChannel`, null when not set."),
 			"maintenance":             str("`spec.maintenance` (`NoResourceReconciliation`), null when not set."),
+			"update":                  appstatus.UpdateDataSourceAttribute(),
+			"resource_requests":       appstatus.ResourceRequestsDataSourceAttribute(),
 			"labels": schema.MapAttribute{
 				Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "Every label of the object, including those DP adds (`packages.deckhouse.io/package`, `packages.deckhouse.io/instance`).",
@@ -129,6 +133,8 @@ func (d *ApplicationDataSource) Read(ctx context.Context, req datasource.ReadReq
 	m.PackageRepositoryName = nestedStringValue(obj, "spec", "packageRepositoryName")
 	m.ReleaseChannel = nestedStringValue(obj, "spec", "releaseChannel")
 	m.Maintenance = nestedStringValue(obj, "spec", "maintenance")
+	m.Update, _ = appstatus.UpdateField.Read(obj).(types.Object)
+	m.ResourceRequests, _ = appstatus.ResourceRequestsField.Read(obj).(types.List)
 	m.Labels = stringMapValue(obj.GetLabels())
 	m.Annotations = stringMapValue(obj.GetAnnotations())
 	m.Settings = nestedDynamic(obj, "spec", "settings")

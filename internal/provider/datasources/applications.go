@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
@@ -44,6 +45,7 @@ type applicationSummary struct {
 	PackageName, PackageVersion     *string
 	PackageRepositoryName, State    *string
 	ConfigurationApplied, ReadyCond *string
+	Update, ResourceRequests        attr.Value
 }
 
 var applicationsItemAttrTypes = map[string]attr.Type{
@@ -55,6 +57,8 @@ var applicationsItemAttrTypes = map[string]attr.Type{
 	"state":                   types.StringType,
 	"configuration_applied":   types.StringType,
 	"ready":                   types.StringType,
+	"update":                  appstatus.UpdateType,
+	"resource_requests":       appstatus.ResourceRequestsType,
 }
 
 func (d *ApplicationsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -67,8 +71,8 @@ func (d *ApplicationsDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Lists the Applications (`deckhouse.io/v1alpha1`) of a namespace, or of every namespace, " +
-			"optionally only those of one package, with their package, version, state and the statuses of the " +
-			"`ConfigurationApplied` and `Ready` conditions. Settings are not listed: read one Application with the " +
+			"optionally only those of one package, with their package, version, state, the statuses of the " +
+			"`ConfigurationApplied` and `Ready` conditions, and their `update` and `resource_requests`. Settings are not listed: read one Application with the " +
 			"`deckhouse_application` data source for those. The provider reads them with one paged LIST (500 objects a " +
 			"page), so it needs the `list` verb on `applications.deckhouse.io` in that namespace, or cluster-wide (a " +
 			"ClusterRole) without `namespace`.",
@@ -98,6 +102,8 @@ func (d *ApplicationsDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 					"state":                   str("`status.summary.state`, null until DP reports one."),
 					"configuration_applied":   str("Status of the `ConfigurationApplied` condition (`True`, `False`, `Unknown`), null when absent."),
 					"ready":                   str("Status of the `Ready` condition (`True`, `False`, `Unknown`), null when absent."),
+					"update":                  appstatus.UpdateDataSourceAttribute(),
+					"resource_requests":       appstatus.ResourceRequestsDataSourceAttribute(),
 				}},
 			},
 		},
@@ -172,6 +178,8 @@ func summarizeApplication(obj *unstructured.Unstructured) applicationSummary {
 		State:                 st.State,
 		ConfigurationApplied:  st.ConditionStatus(dpclient.ConditionConfigurationApplied),
 		ReadyCond:             st.ConditionStatus(dpclient.ConditionReady),
+		Update:                appstatus.UpdateField.Read(obj),
+		ResourceRequests:      appstatus.ResourceRequestsField.Read(obj),
 	}
 }
 
@@ -185,5 +193,7 @@ func (s applicationSummary) value() types.Object {
 		"state":                   types.StringPointerValue(s.State),
 		"configuration_applied":   types.StringPointerValue(s.ConfigurationApplied),
 		"ready":                   types.StringPointerValue(s.ReadyCond),
+		"update":                  s.Update,
+		"resource_requests":       s.ResourceRequests,
 	})
 }

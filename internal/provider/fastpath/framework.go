@@ -157,6 +157,11 @@ func attributeValid(ctx context.Context, p path.Path, a schema.Attribute, v tfty
 	if !attributeSilent(a, v, writeOnlyAllowed) {
 		return false
 	}
+	if _, nested := a.(schema.NestedAttribute); nested {
+		// checkValidation let it in without validators of its own: only a
+		// null one has nothing to validate.
+		return v.IsNull()
+	}
 	sa, ok := a.(schema.StringAttribute)
 	if !ok || len(sa.Validators) == 0 {
 		return true

@@ -55,8 +55,10 @@ func (s *server) validate(ctx context.Context, t *target, req *tfprotov6.Validat
 }
 
 // checkValidation reports validation schemaSilent does not run: validators
-// on anything but strings, nested attributes a configuration can set, and
-// blocks other than single nested blocks of plain string attributes.
+// on anything but strings, validators of a nested attribute a configuration
+// can set (schemaSilent leaves every configuration that sets one to the
+// framework, which validates what is nested), and blocks other than single
+// nested blocks of plain string attributes.
 // Computed-only attributes are not looked into: a configuration cannot set
 // them, so their nested attributes are never validated.
 func checkValidation(s schema.Schema) error {
@@ -67,7 +69,7 @@ func checkValidation(s schema.Schema) error {
 		if _, ok := a.(schema.StringAttribute); !ok && hasField(a, "Validators") {
 			return errUnsupportedValidation
 		}
-		if _, ok := a.(schema.NestedAttribute); ok {
+		if _, ok := a.(schema.NestedAttribute); ok && hasField(a, "Validators") {
 			return errUnsupportedValidation
 		}
 	}

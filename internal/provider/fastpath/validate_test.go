@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -32,8 +33,11 @@ func TestValidateShortcut_RefusesSchemasItCannotCheck(t *testing.T) {
 			"o": schema.SingleNestedAttribute{Computed: true, Attributes: map[string]schema.Attribute{"s": schema.StringAttribute{Computed: true}}}}}, ok: true},
 		{name: "int64 validators", schema: schema.Schema{Attributes: map[string]schema.Attribute{
 			"n": schema.Int64Attribute{Optional: true, Validators: []validator.Int64{anyInt64{}}}}}},
-		{name: "a nested attribute a configuration sets", schema: schema.Schema{Attributes: map[string]schema.Attribute{
-			"o": schema.SingleNestedAttribute{Optional: true, Attributes: map[string]schema.Attribute{"s": str}}}}},
+		{name: "a nested attribute a configuration sets (left to the framework when set)", schema: schema.Schema{Attributes: map[string]schema.Attribute{
+			"o": schema.SingleNestedAttribute{Optional: true, Attributes: map[string]schema.Attribute{"s": str}}}}, ok: true},
+		{name: "validators of a nested attribute a configuration sets", schema: schema.Schema{Attributes: map[string]schema.Attribute{
+			"o": schema.ListNestedAttribute{Optional: true, Validators: []validator.List{listvalidator.SizeAtLeast(1)},
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{"s": str}}}}}},
 		{name: "list block", schema: schema.Schema{Blocks: map[string]schema.Block{
 			"b": schema.ListNestedBlock{NestedObject: schema.NestedBlockObject{}}}}},
 	}

@@ -1,0 +1,568 @@
+package application
+
+import (
+	"context"
+	"reflect"
+	"sort"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/defaults"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
+)
+
+// The table of attribute facts: everything the resource's code needs to
+// know of each attribute of deckhouse_application is said here once. The
+// schema is built from it; sameModel, specChanged, metadataChanged,
+// copyComputed, createFills, deleteReads, the defaults of an import, a
+// list result and a move, the plain spec fields of the apply body and of
+// the refresh, and what ReadUnchanged needs derive from it; the tests in
+// attributes_test.go walk the schema and the model and fail for each place
+// a new attribute is missing from.
+//
+// Adding a plain attribute touches: its entry here (schema and facts), its
+// field in applicationModel, and, only when it is neither a plain string of
+// spec nor a typed field of appstatus, the code that writes (writebody.go)
+// or reads it (read.go).
+
+// dpPlace is where DP sees an attribute.
+type dpPlace int
+
+const (
+	// dpNeither: the provider's own argument or a value it computes.
+	dpNeither dpPlace = iota
+	// dpSpec: a field of the Application's spec.
+	dpSpec
+	// dpMetadata: the Application's metadata (name, namespace, labels,
+	// annotations).
+	dpMetadata
+)
+
+// changeKind is what a change of the attribute between the prior state
+// and the plan does.
+type changeKind int
+
+const (
+	// changeNone: recorded in the state, nothing is written.
+	changeNone changeKind = iota
+	// changeSpec: the plan runs DP's checks again and the apply writes the
+	// Application (specChanged).
+	changeSpec
+	// changeMetadata: the apply writes the Application's metadata again
+	// without DP's checks (metadataChanged).
+	changeMetadata
+	// changeRewrite: the apply writes the Application again although DP
+	// sees no change (a new field manager or conflict mode).
+	changeRewrite
+)
+
+// manifestCarry is how a kubernetes_manifest's state carries an attribute
+// to a move (moved_state.go).
+type manifestCarry int
+
+const (
+	// manifestNotCarried: a kubernetes_manifest has no such thing: the
+	// attribute's default, else null.
+	manifestNotCarried manifestCarry = iota
+	// manifestRead: read from the manifest's object as a refresh reads the
+	// cluster's.
+	manifestRead
+	// manifestNull: in the object but not moved: null until the next
+	// refresh (settings may hold secrets; status is the refresh's).
+	manifestNull
+)
+
+// attribute is the facts of one attribute.
+type attribute struct {
+	schema schema.Attribute // nil for a block
+	block  schema.Block
+	dp     dpPlace
+	change changeKind
+	// specString is the JSON name under spec of a plain string field, which
+	// applyConfiguration writes and fromObject reads without code of its own.
+	specString string
+	// specTyped is a typed field of spec (appstatus.SpecField), written and
+	// read the same way.
+	specTyped *appstatus.SpecField
+	// refresh: a refresh fills it from the Application (fromObject).
+	refresh bool
+	// deleteReads: Delete reads it of the state (DeleteValues decodes only
+	// these).
+	deleteReads bool
+	// secret: it may hold values of spec.settings, so an import, a list
+	// result and a move leave it null (unless import_settings = "read").
+	secret bool
+	// manifest: how a kubernetes_manifest carries it.
+	manifest manifestCarry
+	// readUnchanged: ReadUnchanged reads it of the state's top-level
+	// strings (the identity, and field_manager, whose null means the
+	// provider's, by which a refresh decides what it owns).
+	readUnchanged bool
+}
+
+// attributes is the table, by attribute name.
+var attributes = map[string]attribute{
+	"id": {
+		schema: schema.StringAttribute{
+			Computed:            true,
+			MarkdownDescription: "`<namespace>/<name>`.",
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		},
+		refresh: true, manifest: manifestRead,
+	},
+	"name": {
+		schema: schema.StringAttribute{
+			Required:            true,
+			MarkdownDescription: "Name of the Application: a DNS-1123 label (lower case letters, digits and `-`) of at most 24 characters. Changing it replaces the Application.",
+			Validators:          []validator.String{applicationNameValidator{}},
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		},
+		dp: dpMetadata, change: changeSpec, refresh: true, deleteReads: true, manifest: manifestRead, readUnchanged: true,
+	},
+	"namespace": {
+		schema: schema.StringAttribute{
+			Required:            true,
+			MarkdownDescription: "Namespace (project) of the Application. Changing it replaces the Application.",
+			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		},
+		dp: dpMetadata, change: changeSpec, refresh: true, deleteReads: true, manifest: manifestRead, readUnchanged: true,
+	},
+	"package_name": {
+		schema: schema.StringAttribute{
+			Required:            true,
+			MarkdownDescription: "Name of the ApplicationPackage (`spec.packageName`). Changing it replaces the Application.",
+			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		},
+		dp: dpSpec, change: changeSpec, specString: "packageName", refresh: true, manifest: manifestRead,
+	},
+	"package_version": {
+		schema: schema.StringAttribute{
+			Required:            true,
+			MarkdownDescription: "Version of the package (`spec.packageVersion`), for example `v1.0.0`. Changing it upgrades in place.",
+			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+		},
+		dp: dpSpec, change: changeSpec, specString: "packageVersion", refresh: true, manifest: manifestRead,
+	},
+	"package_repository_name": {
+		schema: schema.StringAttribute{
+			Optional: true,
+			Computed: true,
+			MarkdownDescription: "PackageRepository the version comes from (`spec.packageRepositoryName`). When omitted and " +
+				"exactly one repository offers the package (`ApplicationPackage.status.availableRepositories`), that one " +
+				"is used and shown in the plan; otherwise the plan fails listing the choices.",
+		},
+		dp: dpSpec, change: changeSpec, specString: "packageRepositoryName", refresh: true, manifest: manifestRead,
+	},
+	"release_channel": {
+		schema: schema.StringAttribute{
+			Optional:            true,
+			MarkdownDescription: "Release channel (`spec.releaseChannel`).",
+		},
+		dp: dpSpec, change: changeSpec, specString: "releaseChannel", refresh: true, manifest: manifestRead,
+	},
+	"maintenance": {
+		schema: schema.StringAttribute{
+			Optional:            true,
+			MarkdownDescription: "Maintenance mode (`spec.maintenance`): `NoResourceReconciliation`.",
+			Validators:          []validator.String{stringvalidator.OneOf("NoResourceReconciliation")},
+		},
+		dp: dpSpec, change: changeSpec, specString: "maintenance", refresh: true, manifest: manifestRead,
+	},
+	"update": {
+		schema: appstatus.UpdateResourceAttribute(),
+		dp:     dpSpec, change: changeSpec, specTyped: &appstatus.UpdateField, refresh: true, manifest: manifestRead,
+	},
+	"resource_requests": {
+		schema: appstatus.ResourceRequestsResourceAttribute(),
+		dp:     dpSpec, change: changeSpec, specTyped: &appstatus.ResourceRequestsField, refresh: true, manifest: manifestRead,
+	},
+	"labels": {
+		schema: schema.MapAttribute{
+			Optional:            true,
+			ElementType:         types.StringType,
+			MarkdownDescription: "Labels of the Application object. Labels added by others are not managed.",
+		},
+		dp: dpMetadata, change: changeMetadata, refresh: true, manifest: manifestRead,
+	},
+	"annotations": {
+		schema: schema.MapAttribute{
+			Optional:            true,
+			ElementType:         types.StringType,
+			MarkdownDescription: "Annotations of the Application object. Annotations added by others are not managed.",
+		},
+		dp: dpMetadata, change: changeMetadata, refresh: true, manifest: manifestRead,
+	},
+	"settings": {
+		schema: schema.DynamicAttribute{
+			Optional: true,
+			MarkdownDescription: "Settings of the application (`spec.settings`), an object validated at plan against the " +
+				"settings schema published in the ApplicationPackageVersion.",
+		},
+		dp: dpSpec, change: changeSpec, refresh: true, secret: true, manifest: manifestNull,
+	},
+	"sensitive_settings": {
+		schema: schema.DynamicAttribute{
+			Optional:  true,
+			WriteOnly: true,
+			MarkdownDescription: "Secret settings, deep-merged into `spec.settings` at apply and validated at plan together " +
+				"with `settings`. Write-only: never stored in the plan or the state and never reported as drift. " +
+				"Change `sensitive_settings_version` to write new values. Requires Terraform or OpenTofu 1.11 or later.",
+		},
+		dp: dpSpec,
+	},
+	"sensitive_settings_version": {
+		schema: schema.StringAttribute{
+			Optional:            true,
+			MarkdownDescription: "Any value; changing it writes `sensitive_settings` again.",
+		},
+		change: changeSpec,
+	},
+	"immutable_field_change": {
+		schema: schema.StringAttribute{
+			Optional: true,
+			Computed: true,
+			Default:  stringdefault.StaticString(immutableModeError),
+			MarkdownDescription: "What a change of an `x-deckhouse-immutable` field does: `error` (default, as DP's webhook: " +
+				"the plan fails naming each field) or `replace` (the plan replaces the Application, naming the field).",
+			Validators: []validator.String{stringvalidator.OneOf(immutableModeError, immutableModeReplace)},
+		},
+	},
+	"settings_checks": {schema: settingsChecksAttribute()},
+	"allow_destructive_settings_switch": {
+		schema: schema.BoolAttribute{
+			Optional: true,
+			Computed: true,
+			Default:  booldefault.StaticBool(false),
+			MarkdownDescription: "Acknowledges a settings switch with `impact: destructive` " +
+				"(`x-deckhouse-enum-switch-settings`). When true, apply writes the annotation " +
+				"`" + allowDestructiveSwitchAnnotation + ": \"true\"`.",
+		},
+		dp: dpMetadata, change: changeSpec,
+	},
+	"wait": {
+		schema: schema.BoolAttribute{
+			Optional: true,
+			Computed: true,
+			Default:  booldefault.StaticBool(true),
+			MarkdownDescription: "Wait after create and update until DP has applied the settings " +
+				"(condition `ConfigurationApplied` for the new generation), and after delete until the object is gone.",
+		},
+		deleteReads: true,
+	},
+	"wait_for": {
+		schema: schema.StringAttribute{
+			Optional: true,
+			Computed: true,
+			Default:  stringdefault.StaticString(dpclient.ConditionConfigurationApplied),
+			MarkdownDescription: "The condition a wait ends on: `ConfigurationApplied` (default: DP applied the settings of " +
+				"the new generation) or `Ready` (also the application's `Ready` condition, for resources that use the " +
+				"application right after).",
+			Validators: []validator.String{stringvalidator.OneOf(dpclient.ConditionConfigurationApplied, dpclient.ConditionReady)},
+		},
+	},
+	"field_manager": {
+		schema: schema.StringAttribute{
+			Optional:            true,
+			MarkdownDescription: "Field manager of the server-side apply of this Application. Default: the provider's `field_manager`.",
+			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+		},
+		change: changeRewrite, readUnchanged: true,
+	},
+	"force_conflicts": {
+		schema: schema.BoolAttribute{
+			Optional:            true,
+			MarkdownDescription: "Take over fields that other field managers own. Default: the provider's `force_conflicts`.",
+		},
+		change: changeRewrite,
+	},
+	"timeouts": {
+		block: timeouts.Block(context.Background(), timeouts.Opts{
+			Create: true, Update: true, Delete: true,
+			CreateDescription: "How long a create may take, including the wait for DP: a Go duration such as `30s`, `10m` or `1h`. Default `15m`.",
+			UpdateDescription: "How long an update may take, including the wait for DP. Default `15m`.",
+			DeleteDescription: "How long a delete may take, including the wait until the Application is gone. Default `10m`.",
+		}),
+		deleteReads: true,
+	},
+	"effective_settings": {
+		schema: schema.DynamicAttribute{
+			Computed: true,
+			MarkdownDescription: appstatus.EffectiveSettingsDescription + " Here computed at plan from `settings` " +
+				"(unknown when the package version cannot be read at plan), with the project defaults DP will inject; " +
+				"values of `sensitive_settings` are not included. After an import, DP's record when DP has " +
+				"applied the current generation, else null until the first apply.",
+		},
+		refresh: true, secret: true, manifest: manifestNull,
+	},
+	"status": {
+		schema:  appstatus.ResourceAttribute(),
+		refresh: true, manifest: manifestNull,
+	},
+	"last_applied_settings": {
+		schema: schema.DynamicAttribute{
+			Computed: true,
+			MarkdownDescription: appstatus.LastAppliedSettingsDescription + " Here without the paths supplied by " +
+				"`sensitive_settings` or owned by other field managers.",
+		},
+		refresh: true, secret: true, manifest: manifestNull,
+	},
+}
+
+// attributeNames are the names of the table, sorted.
+var attributeNames = func() []string {
+	names := make([]string, 0, len(attributes))
+	for n := range attributes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}()
+
+// namesWhere are the attribute names whose facts satisfy keep, sorted.
+func namesWhere(keep func(attribute) bool) []string {
+	var out []string
+	for _, n := range attributeNames {
+		if keep(attributes[n]) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// schemaAttributes and schemaBlocks are the schema's attributes and blocks.
+func schemaAttributes() (map[string]schema.Attribute, map[string]schema.Block) {
+	attrs, blocks := map[string]schema.Attribute{}, map[string]schema.Block{}
+	for n, a := range attributes {
+		if a.block != nil {
+			blocks[n] = a.block
+		} else {
+			attrs[n] = a.schema
+		}
+	}
+	return attrs, blocks
+}
+
+// attrType is the value type of the attribute or block.
+func (a attribute) attrType() attr.Type {
+	if a.block != nil {
+		return a.block.Type()
+	}
+	return a.schema.GetType()
+}
+
+// computed reports whether the schema computes the attribute.
+func (a attribute) computed() bool { return a.schema != nil && a.schema.IsComputed() }
+
+// defaultValue is the attribute's schema default, nil when it has none.
+func (a attribute) defaultValue() attr.Value {
+	ctx := context.Background()
+	switch s := a.schema.(type) {
+	case schema.StringAttribute:
+		if s.Default != nil {
+			var resp defaults.StringResponse
+			s.Default.DefaultString(ctx, defaults.StringRequest{}, &resp)
+			return resp.PlanValue
+		}
+	case schema.BoolAttribute:
+		if s.Default != nil {
+			var resp defaults.BoolResponse
+			s.Default.DefaultBool(ctx, defaults.BoolRequest{}, &resp)
+			return resp.PlanValue
+		}
+	}
+	return nil
+}
+
+// createFills are the attributes a create may change in the planned model
+// (prepareWrite and written): those the schema computes without a
+// default. The others are recorded as planned.
+var createFills = namesWhere(func(a attribute) bool { return a.computed() && a.defaultValue() == nil })
+
+// deleteReads are the attributes a delete reads of the state.
+var deleteReads = namesWhere(func(a attribute) bool { return a.deleteReads })
+
+// readUnchangedReads are the attributes ReadUnchanged reads of the state.
+var readUnchangedReads = namesWhere(func(a attribute) bool { return a.readUnchanged })
+
+// modelFields maps each attribute name to its field of applicationModel.
+var modelFields = sync.OnceValue(func() map[string]int {
+	t := reflect.TypeFor[applicationModel]()
+	out := make(map[string]int, t.NumField())
+	for i := range t.NumField() {
+		out[t.Field(i).Tag.Get("tfsdk")] = i
+	}
+	return out
+})
+
+// field is the field of attribute name in m. A name without a field is an
+// attribute missing from applicationModel (TestAttributeFacts_CoverTheSchema).
+func (m *applicationModel) field(name string) reflect.Value {
+	i, ok := modelFields()[name]
+	if !ok {
+		panic("applicationModel has no field for attribute " + name)
+	}
+	return reflect.ValueOf(m).Elem().Field(i)
+}
+
+// get is the value of attribute name in m.
+func (m *applicationModel) get(name string) attr.Value {
+	v, ok := m.field(name).Interface().(attr.Value)
+	if !ok {
+		panic("applicationModel field of " + name + " is not a framework value")
+	}
+	return v
+}
+
+// set sets attribute name of m to v, a value of its type.
+func (m *applicationModel) set(name string, v attr.Value) { m.field(name).Set(reflect.ValueOf(v)) }
+
+// nullValue is the null value of t.
+func nullValue(t attr.Type) attr.Value {
+	ctx := context.Background()
+	v, err := t.ValueFromTerraform(ctx, tftypes.NewValue(t.TerraformType(ctx), nil))
+	if err != nil {
+		panic("null value of " + t.String() + ": " + err.Error())
+	}
+	return v
+}
+
+// changed reports whether an attribute whose change is one of kinds
+// differs between plan and state.
+func changed(plan, state *applicationModel, kinds ...changeKind) bool {
+	for _, n := range attributeNames {
+		a := attributes[n]
+		for _, k := range kinds {
+			if a.change == k && !plan.get(n).Equal(state.get(n)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// specChanged reports whether anything DP sees changed between plan and
+// state (or a write it does not see that reruns its checks).
+func specChanged(plan, state *applicationModel) bool { return changed(plan, state, changeSpec) }
+
+// metadataChanged reports whether the labels or annotations changed.
+func metadataChanged(plan, state *applicationModel) bool {
+	return changed(plan, state, changeMetadata)
+}
+
+// sameModel reports whether two models hold equal values in every attribute.
+func sameModel(a, b *applicationModel) bool {
+	for _, n := range attributeNames {
+		if !a.get(n).Equal(b.get(n)) {
+			return false
+		}
+	}
+	return true
+}
+
+// copyComputed keeps the computed values of the state in the plan: those
+// the schema computes alone always, and optional ones without a default
+// when the plan leaves them unknown.
+func copyComputed(plan, state *applicationModel) {
+	for _, n := range attributeNames {
+		a := attributes[n]
+		if !a.computed() || a.defaultValue() != nil {
+			continue
+		}
+		if !a.schema.IsOptional() || plan.get(n).IsUnknown() {
+			plan.set(n, state.get(n))
+		}
+	}
+}
+
+// importedModel is the model of an Application just imported (or listed,
+// or moved) by namespace and name: the id and identity set, the arguments
+// with defaults at their defaults, the rest null, for fromObject to fill.
+func importedModel(namespace, name string) applicationModel {
+	var m applicationModel
+	for _, n := range attributeNames {
+		a := attributes[n]
+		v := a.defaultValue()
+		if v == nil {
+			v = nullValue(a.attrType())
+		}
+		m.set(n, v)
+	}
+	m.ID = types.StringValue(namespace + "/" + name)
+	m.Name = types.StringValue(name)
+	m.Namespace = types.StringValue(namespace)
+	return m
+}
+
+// setDefaults gives the attributes with a default that m holds null their
+// default (a state imported before an attribute had one).
+func setDefaults(m *applicationModel) {
+	for _, n := range attributeNames {
+		if v := attributes[n].defaultValue(); v != nil && m.get(n).IsNull() {
+			m.set(n, v)
+		}
+	}
+}
+
+// withoutSecrets sets the attributes that may hold values of spec.settings
+// to null.
+func withoutSecrets(m *applicationModel) {
+	for _, n := range attributeNames {
+		if a := attributes[n]; a.secret {
+			m.set(n, nullValue(a.attrType()))
+		}
+	}
+}
+
+// writeSpecFields sets the plain and typed spec fields of plan in spec, the
+// apply body's spec: a null (or empty string) value is not written, so DP's
+// own fallback applies.
+func writeSpecFields(plan *applicationModel, spec map[string]any) {
+	for _, n := range attributeNames {
+		a := attributes[n]
+		switch {
+		case a.specString != "":
+			if s, ok := plan.get(n).(types.String); ok && s.ValueString() != "" {
+				spec[a.specString] = s.ValueString()
+			}
+		case a.specTyped != nil:
+			if v, ok := a.specTyped.Body(plan.get(n)); ok {
+				spec[a.specTyped.JSON] = v
+			}
+		}
+	}
+}
+
+// readSpecFields refreshes the plain and typed spec fields of m from obj. An
+// optional string absent (or empty) in the cluster stays as the prior state
+// had it when that was null; a required or computed one is the cluster's.
+func readSpecFields(m *applicationModel, obj *unstructured.Unstructured) {
+	for _, n := range attributeNames {
+		a := attributes[n]
+		switch {
+		case a.specString != "":
+			s, _, _ := unstructured.NestedString(obj.Object, "spec", a.specString)
+			if prior, ok := m.get(n).(types.String); ok && a.schema.IsOptional() && !a.schema.IsComputed() {
+				m.set(n, optionalString(s, prior))
+			} else {
+				m.set(n, types.StringValue(s))
+			}
+		case a.specTyped != nil:
+			m.set(n, a.specTyped.ReadOver(obj, m.get(n)))
+		}
+	}
+}
