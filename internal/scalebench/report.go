@@ -133,6 +133,16 @@ func renderWork(results []*sizeResult) string {
 	var b strings.Builder
 	b.WriteString("| N | phase | CPU s, CLI + provider (deckhouse / no-op / terraform_data) | CLI CPU s (deckhouse / no-op / terraform_data) | provider CPU s (deckhouse / no-op) | CPU ratio (no-op) | API-work floor s | ratio (API-work floor) | state B per Application (deckhouse / no-op / terraform_data) |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range results {
+		for _, ph := range phases {
+			b.WriteString(workRow(r, ph))
+		}
+	}
+	return b.String()
+}
+
+// workRow is renderWork's row of one phase.
+func workRow(r *sizeResult, ph string) string {
 	cpu := func(p *phaseResult, f func(*phaseResult) time.Duration) string {
 		if p == nil || p.Err != "" || p.TofuCPU <= 0 {
 			return "-"
@@ -142,38 +152,34 @@ func renderWork(results []*sizeResult) string {
 	total := func(p *phaseResult) time.Duration { return p.TofuCPU }
 	cli := (*phaseResult).CLICPU
 	prov := func(p *phaseResult) time.Duration { return p.CPU }
-	for _, r := range results {
-		for _, ph := range phases {
-			d, z, f, a := r.Deckhouse[ph], r.Noop[ph], r.Floor[ph], r.API[ph]
-			cr, api, ar, st := "-", "-", "-", "-"
-			if x, ok := cpuRatio(d, z); ok {
-				cr = fmt.Sprintf("%.2f×", x)
-			}
-			if a != nil {
-				api = seconds(a.Wall)
-				if a.Err != "" {
-					api += " (failed)"
-				}
-			}
-			if x, ok := ratio(d, a); ok {
-				ar = fmt.Sprintf("%.2f×", x)
-			}
-			if ph == phaseApply {
-				parts := make([]string, 3)
-				for i, p := range []*phaseResult{d, z, f} {
-					parts[i] = "-"
-					if x, ok := statePerApp(p, r.N); ok {
-						parts[i] = fmt.Sprintf("%.0f", x)
-					}
-				}
-				st = strings.Join(parts, " / ")
-			}
-			fmt.Fprintf(&b, "| %d | %s | %s / %s / %s | %s / %s / %s | %s / %s | %s | %s | %s | %s |\n", r.N, ph,
-				cpu(d, total), cpu(z, total), cpu(f, total), cpu(d, cli), cpu(z, cli), cpu(f, cli),
-				cpu(d, prov), cpu(z, prov), cr, api, ar, st)
+
+	d, z, f, a := r.Deckhouse[ph], r.Noop[ph], r.Floor[ph], r.API[ph]
+	cr, api, ar, st := "-", "-", "-", "-"
+	if x, ok := cpuRatio(d, z); ok {
+		cr = fmt.Sprintf("%.2f×", x)
+	}
+	if a != nil {
+		api = seconds(a.Wall)
+		if a.Err != "" {
+			api += " (failed)"
 		}
 	}
-	return b.String()
+	if x, ok := ratio(d, a); ok {
+		ar = fmt.Sprintf("%.2f×", x)
+	}
+	if ph == phaseApply {
+		parts := make([]string, 3)
+		for i, p := range []*phaseResult{d, z, f} {
+			parts[i] = "-"
+			if x, ok := statePerApp(p, r.N); ok {
+				parts[i] = fmt.Sprintf("%.0f", x)
+			}
+		}
+		st = strings.Join(parts, " / ")
+	}
+	return fmt.Sprintf("| %d | %s | %s / %s / %s | %s / %s / %s | %s / %s | %s | %s | %s | %s |\n", r.N, ph,
+		cpu(d, total), cpu(z, total), cpu(f, total), cpu(d, cli), cpu(z, cli), cpu(f, cli),
+		cpu(d, prov), cpu(z, prov), cr, api, ar, st)
 }
 
 // renderDetails lists every phase's provider requests by verb and resource, and failures.
