@@ -6,10 +6,14 @@
 // Terraform), and the same phases with two floors: the same configuration
 // served by a provider that does no work (internal/scalebench/noop: what the
 // CLI and the plugin protocol cost), and N terraform_data resources holding
-// the same settings (no provider at all). It prints one markdown table: wall
-// time, the provider's peak RSS, the provider's API requests (from the
-// kube-apiserver audit log) and the ratios to the floors, then a verdict per
-// scale target. With -states K it also runs K states of N/K Applications in
+// the same settings (no provider at all); apply and destroy also against a
+// third floor, the API work alone: the same PATCHes, DELETEs and waits sent
+// with client-go at the same parallelism, no CLI, no provider (apifloor.go).
+// It prints two markdown tables: wall time, the provider's peak RSS, the
+// provider's API requests (from the kube-apiserver audit log) and the ratios
+// to the floors; then the CPU of the CLI and of the provider per phase, the
+// ratio to the API-work floor and the state's size per Application; then a
+// verdict per scale target. With -states K it also runs K states of N/K Applications in
 // parallel against the same API server and compares them with one state of N.
 //
 //	go run ./internal/scalebench [-cli tofu|terraform] [-n 20,100,300] [-p 10] [-ns 5] [-parallelism 10] [-states 10] [-out table.md]
@@ -200,6 +204,8 @@ func formatReport(o options, cli string, results []*sizeResult, checks []check) 
 	}
 	b.WriteString("\n")
 	b.WriteString(renderTable(results))
+	b.WriteString("\nThe CLI's work: CPU of the CLI with its providers (process accounting) and the providers' own (sampled from /proc), the CLI's own the difference; the API-work floor does the apply's and the destroy's requests and waits with client-go at the same parallelism, no CLI, no provider; state size after the apply.\n\n")
+	b.WriteString(renderWork(results))
 	b.WriteString(renderHeld(results, o.requestTimeout))
 	if st := renderStates(results); st != "" {
 		b.WriteString("\n" + st)
@@ -224,6 +230,7 @@ type bench struct {
 	noopTofu *tofuRunner // runs the CLI with the no-op provider
 	cluster  benchCluster
 	audit    string
+	apiFloor *apiFloor // the API-work floor of apply and destroy
 }
 
 func setup(ctx context.Context, o options, work string) (*bench, error) {
@@ -257,7 +264,8 @@ func setup(ctx context.Context, o options, work string) (*bench, error) {
 	if err != nil {
 		return b, err
 	}
-	return b, nil
+	b.apiFloor, err = newAPIFloor(b.cluster.RESTConfig(), o.parallelism, o.qps, o.burst)
+	return b, err
 }
 
 // installProvider builds pkg as the provider binary in the folder name of
@@ -296,7 +304,8 @@ func (b *bench) close() {
 func (b *bench) measureSize(ctx context.Context, n int) *sizeResult {
 	lay := layout{N: n, P: b.o.p, NS: b.o.ns}
 	apps := lay.apps()
-	r := &sizeResult{N: n, Deckhouse: map[string]*phaseResult{}, Noop: map[string]*phaseResult{}, Floor: map[string]*phaseResult{}}
+	r := &sizeResult{N: n, Deckhouse: map[string]*phaseResult{}, Noop: map[string]*phaseResult{}, Floor: map[string]*phaseResult{},
+		API: map[string]*phaseResult{}}
 
 	config := deckhouseConfig(apps, providerOptions{ConfigPath: b.cluster.KubeconfigPath(), QPS: b.o.qps, Burst: b.o.burst})
 	dk := &configRun{kind: "deckhouse", runner: b.tofu, exe: b.provider, provider: true, out: r.Deckhouse, config: config}
@@ -321,11 +330,17 @@ func (b *bench) measureSize(ctx context.Context, n int) *sizeResult {
 				}
 				c.step(ctx, b, sp, i)
 			}
+			if (sp.name == phaseApply || sp.name == phaseDestroy) && ctx.Err() == nil {
+				r.API[sp.name] = b.measureAPIFloor(ctx, sp.name, apps)
+			}
 		}
 		for _, c := range runs {
 			if res := c.out[sp.name]; res != nil {
 				logf("N=%d %s %s: %s s%s", n, c.kind, sp.name, seconds(res.Wall), errSuffix(res.Err))
 			}
+		}
+		if res := r.API[sp.name]; res != nil {
+			logf("N=%d API-work floor %s: %s s%s", n, sp.name, seconds(res.Wall), errSuffix(res.Err))
 		}
 	}
 	if ctx.Err() == nil {
@@ -442,6 +457,11 @@ func (b *bench) measurePhase(ctx context.Context, c *configRun, sp phaseSpec) *p
 		res.CPU = w.CPU()
 	}
 	res.Wall = wall
+	if sp.name == phaseApply {
+		if fi, err := os.Stat(filepath.Join(c.dir, "terraform.tfstate")); err == nil {
+			res.StateBytes = fi.Size()
+		}
+	}
 	switch {
 	case err != nil:
 		res.Err = err.Error()
@@ -456,6 +476,26 @@ func (b *bench) measurePhase(ctx context.Context, c *configRun, sp phaseSpec) *p
 		if err := b.countRequests(res, from, to); err != nil && res.Err == "" {
 			res.Err = "read audit log: " + err.Error()
 		}
+	}
+	return res
+}
+
+// measureAPIFloor runs the API-work floor's apply or destroy of apps. A
+// destroy runs after a failed apply too, to clean up what it wrote.
+func (b *bench) measureAPIFloor(ctx context.Context, phase string, apps []app) *phaseResult {
+	res := &phaseResult{}
+	from := time.Now()
+	wall, err := b.apiFloor.run(ctx, phase, apps)
+	to := time.Now()
+	res.Wall, res.Runs = wall, []time.Duration{wall}
+	if err != nil {
+		res.Err = err.Error()
+	}
+	time.Sleep(300 * time.Millisecond)
+	c, err := countAuditFile(b.audit, auditFilter{From: from, To: to, UserAgentPrefix: apiFloorUserAgent})
+	res.Provider = c
+	if err != nil && res.Err == "" {
+		res.Err = "read audit log: " + err.Error()
 	}
 	return res
 }

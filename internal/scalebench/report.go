@@ -23,11 +23,24 @@ type phaseResult struct {
 	MaxRSSKB int64           // provider peak RSS, kB (deckhouse only)
 	Procs    int             // provider processes seen
 	CPU      time.Duration   // provider CPU time (deckhouse only)
-	TofuCPU  time.Duration   // CPU time of tofu and everything it waited for
+	TofuCPU  time.Duration   // CPU time of the CLI and everything it waited for (its providers)
 	Provider auditCounts     // requests of the provider
 	Others   auditCounts     // requests of every other client (the stand-in controller, the harness)
 	Err      string          // "" when the command did what the phase expects
 	Held     int             // requests a fault proxy held (plan with every read held)
+	// StateBytes is the size of the state file after the apply (apply only).
+	StateBytes int64
+}
+
+// CLICPU is the CLI's own CPU time: the CLI's with its providers' (from the
+// process accounting) less the providers' own (sampled from /proc, which may
+// miss a provider process's last poll interval, so the CLI's share errs
+// high by at most that).
+func (p *phaseResult) CLICPU() time.Duration {
+	if p.TofuCPU <= p.CPU {
+		return 0
+	}
+	return p.TofuCPU - p.CPU
 }
 
 // sizeResult holds the configurations' phases for one N.
@@ -36,10 +49,14 @@ type sizeResult struct {
 	Deckhouse map[string]*phaseResult
 	Noop      map[string]*phaseResult // the same configuration served by the no-op provider
 	Floor     map[string]*phaseResult // terraform_data
-	States    *statesResult           // K parallel states of N/K (nil: not run)
-	HeldReads *phaseResult            // plan with every read held (-held-reads)
-	Leftovers int                     // Applications left in the cluster after destroy
-	CheckErr  string                  // why the leftover check could not run
+	// API is the API-work floor of apply and destroy: the same PATCHes,
+	// DELETEs and waits sent by the benchmark with client-go, no CLI, no
+	// provider (apifloor.go); Provider counts its requests.
+	API       map[string]*phaseResult
+	States    *statesResult // K parallel states of N/K (nil: not run)
+	HeldReads *phaseResult  // plan with every read held (-held-reads)
+	Leftovers int           // Applications left in the cluster after destroy
+	CheckErr  string        // why the leftover check could not run
 }
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.2f", d.Seconds()) }
@@ -94,6 +111,77 @@ func renderTable(results []*sizeResult) string {
 	return b.String()
 }
 
+// cpuRatio is deckhouse CPU of CLI + provider / the no-op provider's, or not ok.
+func cpuRatio(d, z *phaseResult) (float64, bool) {
+	if d == nil || z == nil || d.Err != "" || z.Err != "" || d.TofuCPU <= 0 || z.TofuCPU <= 0 {
+		return 0, false
+	}
+	return d.TofuCPU.Seconds() / z.TofuCPU.Seconds(), true
+}
+
+// statePerApp is the size of the state after the apply, per Application.
+func statePerApp(p *phaseResult, n int) (float64, bool) {
+	if p == nil || p.Err != "" || p.StateBytes <= 0 || n <= 0 {
+		return 0, false
+	}
+	return float64(p.StateBytes) / float64(n), true
+}
+
+// renderWork prints the CLI's and the providers' CPU per phase, the wall
+// time against the API-work floor, and the state's size per Application.
+func renderWork(results []*sizeResult) string {
+	var b strings.Builder
+	b.WriteString("| N | phase | CPU s, CLI + provider (deckhouse / no-op / terraform_data) | CLI CPU s (deckhouse / no-op / terraform_data) | provider CPU s (deckhouse / no-op) | CPU ratio (no-op) | API-work floor s | ratio (API-work floor) | state B per Application (deckhouse / no-op / terraform_data) |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range results {
+		for _, ph := range phases {
+			b.WriteString(workRow(r, ph))
+		}
+	}
+	return b.String()
+}
+
+// workRow is renderWork's row of one phase.
+func workRow(r *sizeResult, ph string) string {
+	cpu := func(p *phaseResult, f func(*phaseResult) time.Duration) string {
+		if p == nil || p.Err != "" || p.TofuCPU <= 0 {
+			return "-"
+		}
+		return seconds(f(p))
+	}
+	total := func(p *phaseResult) time.Duration { return p.TofuCPU }
+	cli := (*phaseResult).CLICPU
+	prov := func(p *phaseResult) time.Duration { return p.CPU }
+
+	d, z, f, a := r.Deckhouse[ph], r.Noop[ph], r.Floor[ph], r.API[ph]
+	cr, api, ar, st := "-", "-", "-", "-"
+	if x, ok := cpuRatio(d, z); ok {
+		cr = fmt.Sprintf("%.2f×", x)
+	}
+	if a != nil {
+		api = seconds(a.Wall)
+		if a.Err != "" {
+			api += " (failed)"
+		}
+	}
+	if x, ok := ratio(d, a); ok {
+		ar = fmt.Sprintf("%.2f×", x)
+	}
+	if ph == phaseApply {
+		parts := make([]string, 3)
+		for i, p := range []*phaseResult{d, z, f} {
+			parts[i] = "-"
+			if x, ok := statePerApp(p, r.N); ok {
+				parts[i] = fmt.Sprintf("%.0f", x)
+			}
+		}
+		st = strings.Join(parts, " / ")
+	}
+	return fmt.Sprintf("| %d | %s | %s / %s / %s | %s / %s / %s | %s / %s | %s | %s | %s | %s |\n", r.N, ph,
+		cpu(d, total), cpu(z, total), cpu(f, total), cpu(d, cli), cpu(z, cli), cpu(f, cli),
+		cpu(d, prov), cpu(z, prov), cr, api, ar, st)
+}
+
 // renderDetails lists every phase's provider requests by verb and resource, and failures.
 func renderDetails(results []*sizeResult) string {
 	var b strings.Builder
@@ -122,6 +210,9 @@ func renderDetails(results []*sizeResult) string {
 			if f := r.Floor[ph]; f != nil && f.TofuCPU > 0 {
 				fmt.Fprintf(&b, "; floor CPU %s s", seconds(f.TofuCPU))
 			}
+			if a := r.API[ph]; a != nil {
+				fmt.Fprintf(&b, "; API-work floor %s", a.Provider.Breakdown())
+			}
 			b.WriteString("\n")
 		}
 		for _, ph := range phases {
@@ -133,6 +224,9 @@ func renderDetails(results []*sizeResult) string {
 			}
 			if f := r.Floor[ph]; f != nil && f.Err != "" {
 				fmt.Fprintf(&b, "- N=%d %s (floor) failed: %s\n", r.N, ph, f.Err)
+			}
+			if a := r.API[ph]; a != nil && a.Err != "" {
+				fmt.Fprintf(&b, "- N=%d %s (API-work floor) failed: %s\n", r.N, ph, a.Err)
 			}
 		}
 	}
@@ -169,13 +263,18 @@ type targetLimits struct {
 	ApplyCPUPerApp            time.Duration // provider CPU at apply, per Application
 	RequestsPerApp            float64       // apply (besides package versions and grant catalogs) and destroy
 	RSSMB                     float64       // every phase
+	StateRatio                float64       // state bytes per Application against the no-op provider's
+	CPURatioPlan              float64       // CPU of CLI + provider against the no-op's, create and refresh plans
+	CPURatioWrite             float64       // the same at apply and destroy
+	APIFloorRatio             float64       // apply and destroy wall against the API-work floor
 }
 
 // defaultTargets: the apply time includes waiting for the stand-in
 // controller, which shares the machine's cores with the CLI, the API server
 // and etcd. The provider CPU at apply is 5 s for 1000 Applications.
 var defaultTargets = targetLimits{RatioRefresh: 1.5, RatioCreate: 1.5, ApplySeconds: 30,
-	ApplyCPUPerApp: 5 * time.Millisecond, RequestsPerApp: 1.1, RSSMB: 100}
+	ApplyCPUPerApp: 5 * time.Millisecond, RequestsPerApp: 1.1, RSSMB: 100,
+	StateRatio: 1.5, CPURatioPlan: 1.25, CPURatioWrite: 1.5, APIFloorRatio: 1.3}
 
 // isWait reports whether a "verb resource" key is part of waiting for the
 // controller's verdict or for deletion: reads of Applications.
@@ -289,6 +388,8 @@ func evaluateTargets(results []*sizeResult, p, ns int, lim targetLimits) []check
 		out = append(out, check{Name: "destroy " + at, Detail: "not measured"})
 	}
 
+	out = append(out, workChecks(r, lim)...)
+
 	// RSS.
 	var maxKB int64
 	for _, ph := range phases {
@@ -333,6 +434,9 @@ func evaluateTargets(results []*sizeResult, p, ns int, lim targetLimits) []check
 			if z := x.Noop[ph]; z != nil && z.Err != "" {
 				failures = append(failures, fmt.Sprintf("N=%d %s (no-op)", x.N, ph))
 			}
+			if a := x.API[ph]; a != nil && a.Err != "" {
+				failures = append(failures, fmt.Sprintf("N=%d %s (API-work floor)", x.N, ph))
+			}
 		}
 		if x.CheckErr != "" {
 			failures = append(failures, fmt.Sprintf("N=%d leftover check: %s", x.N, x.CheckErr))
@@ -356,4 +460,54 @@ func ratioDetail(d, f *phaseResult, x float64, ok bool) string {
 		return fmt.Sprintf("no ratio (deckhouse: %q, floor: %q)", d.Err, f.Err)
 	}
 	return fmt.Sprintf("%.1f× (%s s vs %s s)", x, seconds(d.Wall), seconds(f.Wall))
+}
+
+// workChecks are the targets on what the CLI pays for this resource at r's
+// N: the state's size and the CPU of CLI + provider against the no-op
+// provider's, and the apply's and destroy's wall time against the API-work
+// floor.
+func workChecks(r *sizeResult, lim targetLimits) []check {
+	at := fmt.Sprintf("N=%d", r.N)
+	var out []check
+
+	d, okD := statePerApp(r.Deckhouse[phaseApply], r.N)
+	z, okZ := statePerApp(r.Noop[phaseApply], r.N)
+	c := check{Name: fmt.Sprintf("state bytes per Application %s ≤ %.1f× the no-op provider's", at, lim.StateRatio)}
+	if okD && okZ {
+		c.Pass = d <= lim.StateRatio*z
+		c.Detail = fmt.Sprintf("%.2f× (%.0f B against %.0f B)", d/z, d, z)
+	} else {
+		c.Detail = "not measured (no state after the apply)"
+	}
+	out = append(out, c)
+
+	for _, ph := range phases {
+		limit := lim.CPURatioWrite
+		if ph == phasePlanCreate || ph == phasePlanRefresh {
+			limit = lim.CPURatioPlan
+		}
+		dk, nf := r.Deckhouse[ph], r.Noop[ph]
+		c := check{Name: fmt.Sprintf("%s %s CPU of CLI + provider ≤ %.2f× the no-op provider's", ph, at, limit)}
+		if x, ok := cpuRatio(dk, nf); ok {
+			c.Pass = x <= limit
+			c.Detail = fmt.Sprintf("%.2f× (%s s against %s s; the CLI's own %s s against %s s)", x,
+				seconds(dk.TofuCPU), seconds(nf.TofuCPU), seconds(dk.CLICPU()), seconds(nf.CLICPU()))
+		} else {
+			c.Detail = "not measured"
+		}
+		out = append(out, c)
+	}
+
+	for _, ph := range []string{phaseApply, phaseDestroy} {
+		dk, a := r.Deckhouse[ph], r.API[ph]
+		c := check{Name: fmt.Sprintf("%s %s wall ≤ %.1f× the API-work floor", ph, at, lim.APIFloorRatio)}
+		if x, ok := ratio(dk, a); ok {
+			c.Pass = x <= lim.APIFloorRatio
+			c.Detail = fmt.Sprintf("%.2f× (%s s against %s s)", x, seconds(dk.Wall), seconds(a.Wall))
+		} else {
+			c.Detail = "not measured"
+		}
+		out = append(out, c)
+	}
+	return out
 }
