@@ -352,7 +352,10 @@ func TestAttributeFacts_DeleteReadsWhatDeleteReads(t *testing.T) {
 		// A client of its own, whose wait shares nothing with the others'.
 		data := &providerdata.Data{FieldManager: h.p.data.FieldManager, RequestTimeout: h.p.data.RequestTimeout, Conn: h.p.data.Conn}
 		diags := (&Resource{data: data}).deleteApp(ctx, &state, privateState{UID: "uid-app"})
-		return append(h.dp.allRequests(), fmt.Sprint(diags))
+		// Whether the wait's watch starts within the short timeout depends
+		// on the machine's load, not on the state: it is left out.
+		sent := slices.DeleteFunc(h.dp.allRequests(), func(r string) bool { return strings.Contains(r, "watch=true") })
+		return append(sent, fmt.Sprint(diags))
 	}
 	base := fullModel()
 	base.Timeouts = withDeleteTimeout("150ms")
