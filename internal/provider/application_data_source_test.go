@@ -207,8 +207,9 @@ output "user" {
 
 // The resource and the data source read an Application's status with one
 // reader: for the same Application they hold the same status (null where DP
-// has written nothing), the same effective_settings and the same
-// last_applied_settings.
+// has written nothing; the resource without conditions), the same
+// effective_settings, and DP's record, which the resource's state holds once
+// (as effective_settings, last_applied_settings null) when they are equal.
 func TestAccApplicationStatus_ResourceAndDataSourceAgree(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("needs the local control plane (TF_ACC=1)")
@@ -227,8 +228,15 @@ data "deckhouse_application" "test" {
 	same := func(path string) statecheck.StateCheck {
 		return statecheck.CompareValuePairs(appAddr, tfjsonpath.New(path), ds, tfjsonpath.New(path), compare.ValuesSame())
 	}
+	sameStatus := func(key string) statecheck.StateCheck {
+		p := tfjsonpath.New("status").AtMapKey(key)
+		return statecheck.CompareValuePairs(appAddr, p, ds, p, compare.ValuesSame())
+	}
 	checks := []statecheck.StateCheck{
-		same("status"), same("effective_settings"), same("last_applied_settings"),
+		sameStatus("state"), sameStatus("message"), sameStatus("tip"), sameStatus("installed_version"),
+		sameStatus("urls"), sameStatus("configuration_applied"), same("effective_settings"),
+		statecheck.CompareValuePairs(appAddr, tfjsonpath.New("effective_settings"), ds, tfjsonpath.New("last_applied_settings"), compare.ValuesSame()),
+		statecheck.ExpectKnownValue(appAddr, tfjsonpath.New("last_applied_settings"), knownvalue.Null()),
 		statecheck.ExpectKnownValue(ds, tfjsonpath.New("status").AtMapKey("configuration_applied").AtMapKey("observed_generation"), knownvalue.Int64Exact(1)),
 		statecheck.ExpectKnownValue(ds, tfjsonpath.New("effective_settings").AtMapKey("replicas"), knownvalue.Int64Exact(2)),
 	}

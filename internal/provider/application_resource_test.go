@@ -161,7 +161,9 @@ func TestAccApplication_CreateUpdateImportDriftDelete(t *testing.T) {
 					statecheck.ExpectKnownValue(appAddr, tfjsonpath.New("id"), knownvalue.StringExact(e.namespace+"/app")),
 					statecheck.ExpectKnownValue(appAddr, tfjsonpath.New("status").AtMapKey("configuration_applied").AtMapKey("status"), knownvalue.StringExact("True")),
 					statecheck.ExpectKnownValue(appAddr, tfjsonpath.New("status").AtMapKey("installed_version"), knownvalue.StringExact("v1.0.0")),
-					statecheck.ExpectKnownValue(appAddr, tfjsonpath.New("last_applied_settings").AtMapKey("storageClass"), knownvalue.StringExact("fast")),
+					// DP applied the effective settings: the state holds them once.
+					statecheck.ExpectKnownValue(appAddr, tfjsonpath.New("effective_settings").AtMapKey("storageClass"), knownvalue.StringExact("fast")),
+					statecheck.ExpectKnownValue(appAddr, tfjsonpath.New("last_applied_settings"), knownvalue.Null()),
 				},
 			},
 			{

@@ -38,10 +38,8 @@ func TestAccApplication_WaitForReady(t *testing.T) {
 				statecheck.ExpectKnownValue(appAddr, status("urls"), knownvalue.ListExact([]knownvalue.Check{
 					knownvalue.ObjectPartial(map[string]knownvalue.Check{"url": knownvalue.StringExact("https://demo.example.com")}),
 				})),
-				// Conditions sorted by type: ConfigurationApplied, Installed, Ready.
-				statecheck.ExpectKnownValue(appAddr, status("conditions"), knownvalue.ListPartial(map[int]knownvalue.Check{
-					0: knownvalue.ObjectPartial(map[string]knownvalue.Check{"type": knownvalue.StringExact("ConfigurationApplied"), "status": knownvalue.StringExact("True")}),
-					2: knownvalue.ObjectPartial(map[string]knownvalue.Check{"type": knownvalue.StringExact("Ready"), "status": knownvalue.StringExact("True")}),
+				statecheck.ExpectKnownValue(appAddr, status("configuration_applied"), knownvalue.ObjectPartial(map[string]knownvalue.Check{
+					"status": knownvalue.StringExact("True"),
 				})),
 			},
 		}},

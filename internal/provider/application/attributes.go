@@ -317,7 +317,9 @@ var attributes = map[string]attribute{
 		schema: schema.DynamicAttribute{
 			Computed: true,
 			MarkdownDescription: appstatus.LastAppliedSettingsDescription + " Here without the paths supplied by " +
-				"`sensitive_settings` or owned by other field managers.",
+				"`sensitive_settings` or owned by other field managers, and null when it equals `effective_settings` " +
+				"(the state holds that document once): null beside a non-null `effective_settings` means DP applied " +
+				"exactly the effective settings.",
 		},
 		refresh: true, secret: true, manifest: manifestNull,
 	},

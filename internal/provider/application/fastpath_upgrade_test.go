@@ -21,7 +21,7 @@ func TestUpgradeShortcut_AnswersCurrentStatesAsTheFramework(t *testing.T) {
 	tests := []struct {
 		name         string
 		raw          *tfprotov6.RawState
-		version      int64
+		prior        bool // a state of the version before stateVersion
 		wantShortcut bool
 		wantStored   bool // the answer is the stored JSON
 	}{
@@ -30,27 +30,36 @@ func TestUpgradeShortcut_AnswersCurrentStatesAsTheFramework(t *testing.T) {
 		{name: "nested attribute the schema no longer has", wantShortcut: true,
 			raw: &tfprotov6.RawState{JSON: []byte(state + `,"status":{"state":"Ready","removed":1}}`)}},
 		{
-			// Written before status.conditions[*] and status.configuration_applied
-			// had observed_generation: the new attributes decode as null.
+			// Written before status.configuration_applied had
+			// observed_generation: the new attribute decodes as null.
 			name: "status without observed_generation", wantShortcut: true, wantStored: true,
+			raw: &tfprotov6.RawState{JSON: []byte(state + `,"status":{"state":"Ready","message":null,"tip":null,"installed_version":"v1.0.0",` +
+				`"urls":[],"configuration_applied":{"status":"True","reason":"ConfigurationApplied","message":null}}}`)},
+		},
+		{
+			// The framework's upgrader (UpgradeState) answers an earlier version.
+			name: "earlier version", prior: true,
 			raw: &tfprotov6.RawState{JSON: []byte(state + `,"status":{"state":"Ready","message":null,"tip":null,"installed_version":"v1.0.0",` +
 				`"urls":[],"configuration_applied":{"status":"True","reason":"ConfigurationApplied","message":null},` +
 				`"conditions":[{"type":"ConfigurationApplied","status":"True","reason":"ConfigurationApplied","message":null}]}}`)},
 		},
-		{name: "another version", raw: &tfprotov6.RawState{JSON: []byte(state + `}`)}, version: 1},
 		{name: "flatmap state", raw: &tfprotov6.RawState{Flatmap: map[string]string{"id": "demo/app"}}},
 		{name: "JSON that does not fit the schema", raw: &tfprotov6.RawState{JSON: []byte(`{"name":{"a":1}}`)}},
 	}
 	tests = append(tests, struct {
 		name         string
 		raw          *tfprotov6.RawState
-		version      int64
+		prior        bool
 		wantShortcut bool
 		wantStored   bool
 	}{name: "a whole state as the CLI stores it", raw: &tfprotov6.RawState{JSON: storedJSON(t, appState())}, wantShortcut: true, wantStored: true})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req := &tfprotov6.UpgradeResourceStateRequest{TypeName: TypeName, Version: tt.version, RawState: tt.raw}
+			version := int64(stateVersion)
+			if tt.prior {
+				version--
+			}
+			req := &tfprotov6.UpgradeResourceStateRequest{TypeName: TypeName, Version: version, RawState: tt.raw}
 			s := newServers(t, "", "")
 			got, want, ok := compare(t, s, tt.wantShortcut, req, tfprotov6.ProviderServer.UpgradeResourceState)
 			if !ok {

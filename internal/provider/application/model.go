@@ -83,6 +83,25 @@ func lastAppliedValue(obj *unstructured.Unstructured, sensitivePaths []sensitive
 	return convert.ToDynamic(stripPaths(v, resolvePaths(v, sensitivePaths, appSalt(obj.GetNamespace(), obj.GetName())), nil))
 }
 
+// lastAppliedStored is DP's record as the state stores it: null when it
+// holds the same document as the effective settings (the usual case once DP
+// has applied them), so the state holds the settings DP applied once; the
+// record itself when it differs (DP applied an earlier generation, or
+// without values the effective settings have). A null last_applied_settings
+// beside a non-null effective_settings therefore means "equal to
+// effective_settings"; both null means DP has no record the state may hold.
+func lastAppliedStored(record, effective types.Dynamic) types.Dynamic {
+	if record.IsNull() || record.IsUnknown() || effective.IsNull() || effective.IsUnknown() {
+		return record
+	}
+	r, rKnown, err1 := convert.FromDynamic(record)
+	e, eKnown, err2 := convert.FromDynamic(effective)
+	if err1 != nil || err2 != nil || !rKnown || !eKnown || !jsonEqual(r, e) {
+		return record
+	}
+	return types.DynamicNull()
+}
+
 // jsonEqual compares two documents in the JSON data model by their encoding.
 func jsonEqual(a, b any) bool {
 	ab, err1 := json.Marshal(a)

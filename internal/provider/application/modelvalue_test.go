@@ -25,7 +25,7 @@ func TestModelObject_GivesWhatTheFrameworksGetAndSetGive(t *testing.T) {
 
 	planned := appState()
 	planned.ID = types.StringUnknown()
-	planned.Status = appstatus.Unknown()
+	planned.Status = appstatus.ResourceUnknown()
 	planned.EffectiveSettings = types.DynamicUnknown()
 	planned.LastAppliedSettings = types.DynamicUnknown()
 	planned.Settings = convert.ToDynamic(map[string]any{"replicas": 3, "list": []any{"a", 1, true}})

@@ -109,7 +109,7 @@ func (r *Resource) planChange(ctx context.Context, in planRequest) planResult {
 	if prior != nil && !specChanged(plan, prior) {
 		copyComputed(plan, prior)
 		if in.private.ApplyPending {
-			plan.Status = appstatus.Unknown()
+			plan.Status = appstatus.ResourceUnknown()
 			out.diags.AddWarning("Settings not applied by DP yet",
 				describe(plan)+": DP has not applied the settings of the last apply (it rejected them, or the wait "+
 					"timed out, or the reply to the write was lost). This plan applies them again and waits for DP.")
@@ -123,7 +123,7 @@ func (r *Resource) planChange(ctx context.Context, in planRequest) planResult {
 	}
 	plan.EffectiveSettings = types.DynamicUnknown()
 	if prior != nil {
-		plan.Status = appstatus.Unknown()
+		plan.Status = appstatus.ResourceUnknown()
 		plan.LastAppliedSettings = types.DynamicUnknown()
 	}
 	r.planChecks(ctx, in, sensitive, replacing, &out)

@@ -12,7 +12,9 @@ import (
 // The previous document of the update checks (immutable fields, oldSelf
 // rules, enum switches) is DP's: the effective settings it applied last.
 // The state keeps them as last_applied_settings, without the values
-// sensitive_settings wrote. Two cases need more:
+// sensitive_settings wrote, or, when they are the effective settings, as
+// effective_settings alone (last_applied_settings null: lastAppliedStored).
+// Two cases need more:
 //
 //   - an imported Application, whose state holds none of its settings (any
 //     may be a secret) until the first apply: the checks read

@@ -15,7 +15,7 @@ import (
 func TestPlan_OldSelfBoundToPriorRawSettings(t *testing.T) {
 	t.Parallel()
 	applied := func(status string) types.Object {
-		return appstatus.Status{ConfigurationApplied: &appstatus.Condition{Type: "ConfigurationApplied", Status: &status}}.Value()
+		return appstatus.Status{ConfigurationApplied: &appstatus.Condition{Type: "ConfigurationApplied", Status: &status}}.ResourceValue()
 	}
 	prior := &applicationModel{
 		Settings:                 convert.ToDynamic(map[string]any{"a": "x"}),

@@ -200,7 +200,7 @@ func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *uns
 	}
 
 	// DP's texts: without any value the state does not hold as settings.
-	m.Status = appstatus.Read(obj, redactNotHeld(obj, settings, redact)).Value()
+	m.Status = appstatus.Read(obj, redactNotHeld(obj, settings, redact)).ResourceValue()
 	m.LastAppliedSettings = lastAppliedValue(obj, appendForeignPaths(sensitivePaths, foreignPaths))
 	if m.EffectiveSettings.IsNull() || m.EffectiveSettings.IsUnknown() {
 		// Not computed by an apply: DP's record is the value once it is of
@@ -210,6 +210,7 @@ func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *uns
 			m.EffectiveSettings = m.LastAppliedSettings
 		}
 	}
+	m.LastAppliedSettings = lastAppliedStored(m.LastAppliedSettings, m.EffectiveSettings)
 	setDefaults(m)
 	_ = ctx
 	return diags

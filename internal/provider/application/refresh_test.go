@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 // A refresh that finds another Application (another UID) under the
@@ -80,14 +82,21 @@ func TestRead_EffectiveSettingsFromDPsRecordOnlyOfTheCurrentGeneration(t *testin
 				t.Fatalf("read: %s", diagText(resp.Diagnostics))
 			}
 			got := h.model(resp.NewState)
-			if got.LastAppliedSettings.IsNull() {
-				t.Fatal("last_applied_settings is null, want DP's record")
-			}
+			// DP's record is stored once: as effective_settings when it is
+			// of the current generation (last_applied_settings null), else
+			// as last_applied_settings.
 			if want := !tt.dpBehind; !got.EffectiveSettings.IsNull() != want {
 				t.Fatalf("effective_settings = %v, want DP's record: %v", got.EffectiveSettings, want)
 			}
-			if !tt.dpBehind && !got.EffectiveSettings.Equal(got.LastAppliedSettings) {
-				t.Fatalf("effective_settings = %v, want %v", got.EffectiveSettings, got.LastAppliedSettings)
+			if want := tt.dpBehind; !got.LastAppliedSettings.IsNull() != want {
+				t.Fatalf("last_applied_settings = %v, want DP's record: %v", got.LastAppliedSettings, want)
+			}
+			record := got.LastAppliedSettings
+			if !tt.dpBehind {
+				record = got.EffectiveSettings
+			}
+			if v, _, _ := convert.FromDynamic(record); !jsonEqual(v, map[string]any{"replicas": 2}) {
+				t.Fatalf("DP's record in the state = %v, want {replicas: 2}", record)
 			}
 		})
 	}

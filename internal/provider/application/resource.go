@@ -81,6 +81,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 			"namespace. The plan validates `settings` as DP would (schema, CEL rules, project grants, immutable fields, " +
 			"enum switches) and shows the effective settings; apply writes the Application with server-side apply and " +
 			"waits until DP has applied the settings.",
+		Version:    stateVersion,
 		Attributes: attrs,
 		Blocks:     blocks,
 	}

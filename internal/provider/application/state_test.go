@@ -48,7 +48,7 @@ func appState() applicationModel {
 		Status: appstatus.Status{
 			State: ptr("Ready"), InstalledVersion: ptr("v1.0.0"),
 			ConfigurationApplied: &appstatus.Condition{Type: "ConfigurationApplied", Status: ptr("True"), Reason: ptr("Applied")},
-		}.Value(),
+		}.ResourceValue(),
 		LastAppliedSettings: effective,
 	}
 	fillNulls(&m)

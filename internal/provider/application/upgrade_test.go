@@ -16,9 +16,9 @@ func TestVersionChanges_ComparesThePlannedWithTheInstalledVersion(t *testing.T) 
 	t.Parallel()
 	withInstalled := func(v string) types.Object {
 		if v == "" {
-			return appstatus.Status{}.Value()
+			return appstatus.Status{}.ResourceValue()
 		}
-		return appstatus.Status{InstalledVersion: &v}.Value()
+		return appstatus.Status{InstalledVersion: &v}.ResourceValue()
 	}
 	cases := []struct {
 		name    string
@@ -30,8 +30,8 @@ func TestVersionChanges_ComparesThePlannedWithTheInstalledVersion(t *testing.T) 
 		{"new version", withInstalled("v1.0.0"), "v1.1.0", true},
 		{"older version", withInstalled("v1.1.0"), "v1.0.0", true},
 		{"nothing installed", withInstalled(""), "v1.0.0", false},
-		{"status null", appstatus.Null(), "v1.1.0", false},
-		{"status unknown", appstatus.Unknown(), "v1.1.0", false},
+		{"status null", appstatus.ResourceNull(), "v1.1.0", false},
+		{"status unknown", appstatus.ResourceUnknown(), "v1.1.0", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

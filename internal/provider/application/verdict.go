@@ -69,6 +69,8 @@ func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any)
 		in.repository = plan.PackageRepositoryName.ValueString()
 	}
 	if prior != nil {
+		// DP's record, which the state holds as effective_settings alone
+		// when the two are equal (lastAppliedStored).
 		for _, d := range []types.Dynamic{prior.LastAppliedSettings, prior.EffectiveSettings} {
 			if d.IsNull() || d.IsUnknown() {
 				continue

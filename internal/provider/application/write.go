@@ -377,7 +377,7 @@ func (r *Resource) written(_ context.Context, wr *writeRequest, obj *unstructure
 	}
 	plan.ID = types.StringValue(plan.Namespace.ValueString() + "/" + plan.Name.ValueString())
 	if plan.Status.IsUnknown() || waitErr != nil {
-		plan.Status = appstatus.Read(obj, wr.secrets.Redact).Value()
+		plan.Status = appstatus.Read(obj, wr.secrets.Redact).ResourceValue()
 	}
 	if plan.LastAppliedSettings.IsUnknown() {
 		plan.LastAppliedSettings = lastAppliedValue(obj, withForeignPaths(obj, wr.opts.FieldManager, paths))
@@ -385,6 +385,7 @@ func (r *Resource) written(_ context.Context, wr *writeRequest, obj *unstructure
 	if plan.EffectiveSettings.IsUnknown() {
 		plan.EffectiveSettings = types.DynamicNull()
 	}
+	plan.LastAppliedSettings = lastAppliedStored(plan.LastAppliedSettings, plan.EffectiveSettings)
 }
 
 // waitSummary is the one-line summary of a failed wait.

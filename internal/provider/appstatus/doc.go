@@ -17,6 +17,10 @@
 //   - The lists (urls, conditions) are never null: no entry is an empty
 //     list. Conditions are sorted by type; entries without a type are not
 //     conditions and are skipped.
+//   - The resource's status (ResourceValue) is the data sources' without
+//     conditions: its state holds DP's verdict (summary, installed version,
+//     urls, ConfigurationApplied), read in every plan, not every condition
+//     of every Application, which the data sources report when asked.
 //   - DP's texts may quote a setting, so every string the status carries
 //     except a condition's type and status (closed sets) goes through the
 //     redactor the caller passes: the resource redacts the values of

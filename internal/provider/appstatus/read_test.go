@@ -230,15 +230,17 @@ func TestAppStatus_EffectiveSettingsAreDPsRecordOfTheCurrentGeneration(t *testin
 	}
 }
 
-// The resource's and the data source's status attributes have the one
-// object type Value builds, and the same descriptions.
-func TestAppStatus_ResourceAndDataSourceSchemasAreOneType(t *testing.T) {
+// The data source's status attribute has the object type Value builds; the
+// resource's has the type ResourceValue builds: the same without conditions,
+// whose attributes say the same things as the data source's.
+func TestAppStatus_ResourceStatusIsTheDataSourcesWithoutConditions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	want := types.ObjectType{AttrTypes: AttrTypes}
+	wantResource := types.ObjectType{AttrTypes: ResourceAttrTypes}
 	r, d := ResourceAttribute(), DataSourceAttribute()
-	if got := r.GetType(); !got.Equal(want) {
-		t.Errorf("resource status type = %s, want %s", got, want)
+	if got := r.GetType(); !got.Equal(wantResource) {
+		t.Errorf("resource status type = %s, want %s", got, wantResource)
 	}
 	if got := d.GetType(); !got.Equal(want) {
 		t.Errorf("data source status type = %s, want %s", got, want)
@@ -246,12 +248,33 @@ func TestAppStatus_ResourceAndDataSourceSchemasAreOneType(t *testing.T) {
 	if got := (Status{}).Value().Type(ctx); !got.Equal(want) {
 		t.Errorf("Value type = %s, want %s", got, want)
 	}
-	if r.GetMarkdownDescription() != d.GetMarkdownDescription() {
-		t.Error("the status descriptions differ")
+	if got := (Status{}).ResourceValue().Type(ctx); !got.Equal(wantResource) {
+		t.Errorf("ResourceValue type = %s, want %s", got, wantResource)
+	}
+	if _, ok := ResourceAttrTypes["conditions"]; ok || len(ResourceAttrTypes) != len(AttrTypes)-1 {
+		t.Errorf("resource status attributes = %v, want the data source's but conditions", ResourceAttrTypes)
 	}
 	for name, ra := range r.GetNestedObject().GetAttributes() {
 		if ra.GetMarkdownDescription() != d.GetNestedObject().GetAttributes()[name].GetMarkdownDescription() {
 			t.Errorf("status.%s: descriptions differ", name)
 		}
+	}
+}
+
+// ResourceValue holds what Value holds but the conditions.
+func TestAppStatus_ResourceValueIsValueWithoutConditions(t *testing.T) {
+	t.Parallel()
+	ready, msg, applied := "Ready", "all good", "True"
+	s := Status{State: &ready, Message: &msg,
+		Conditions:           []Condition{{Type: "ConfigurationApplied", Status: &applied}},
+		ConfigurationApplied: &Condition{Type: "ConfigurationApplied", Status: &applied}}
+	full, lean := s.Value().Attributes(), s.ResourceValue().Attributes()
+	for name, v := range lean {
+		if !v.Equal(full[name]) {
+			t.Errorf("status.%s = %v, Value has %v", name, v, full[name])
+		}
+	}
+	if _, ok := lean["conditions"]; ok {
+		t.Error("ResourceValue holds conditions")
 	}
 }

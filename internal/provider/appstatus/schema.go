@@ -22,9 +22,7 @@ const (
 
 	statusDescription = "Status of the Application as DP reports it. Fields DP has not written are null, lists " +
 		"are empty when DP reports none. DP's texts (every string here but a condition's `type` and `status`) " +
-		"may quote settings, so each value that may be a secret is replaced by `(sensitive value)`: in the " +
-		"`deckhouse_application` resource the values of `sensitive_settings` and of the settings other field " +
-		"managers own, in the data sources every value of `spec.settings`."
+		"may quote settings, so every value of `spec.settings` is replaced by `(sensitive value)`."
 	conditionsDescription = "Every condition of `status.conditions`, sorted by type (`ConfigurationApplied`, " +
 		"`Installed`, `Managed`, `Ready`, `Scaled`, `UpdateInstalled`, …). Pick one with " +
 		"`one([for c in <address>.status.conditions : c if c.type == \"Ready\"])`."
@@ -69,7 +67,16 @@ const (
 		"generation), null when absent."
 )
 
-// ResourceAttribute is the status attribute of the resource's schema.
+// resourceStatusDescription is the resource's status: DP's verdict and
+// message without the list of conditions, which the data sources carry.
+const resourceStatusDescription = "Status of the Application as DP reports it: its summary, installed version, " +
+	"addresses and the `ConfigurationApplied` condition. Every condition (`status.conditions`) is in the " +
+	"`deckhouse_application` data source. Fields DP has not written are null, `urls` is empty when DP reports none. " +
+	"DP's texts (every string here but the condition's `status`) may quote settings, so each value of " +
+	"`sensitive_settings` or of the settings other field managers own is replaced by `(sensitive value)`."
+
+// ResourceAttribute is the status attribute of the resource's schema: that
+// of the data sources without conditions (ResourceAttrTypes).
 func ResourceAttribute() rschema.SingleNestedAttribute {
 	leaves := func(ls map[string]leaf) map[string]rschema.Attribute {
 		return leavesOf(ls, func(d string) rschema.Attribute {
@@ -84,9 +91,7 @@ func ResourceAttribute() rschema.SingleNestedAttribute {
 		NestedObject: rschema.NestedAttributeObject{Attributes: leaves(urlLeaves)}}
 	attrs["configuration_applied"] = rschema.SingleNestedAttribute{Computed: true, MarkdownDescription: appliedDescription,
 		Attributes: leaves(appliedLeaves)}
-	attrs["conditions"] = rschema.ListNestedAttribute{Computed: true, MarkdownDescription: conditionsDescription,
-		NestedObject: rschema.NestedAttributeObject{Attributes: leaves(conditionLeaves)}}
-	return rschema.SingleNestedAttribute{Computed: true, MarkdownDescription: statusDescription, Attributes: attrs}
+	return rschema.SingleNestedAttribute{Computed: true, MarkdownDescription: resourceStatusDescription, Attributes: attrs}
 }
 
 // DataSourceAttribute is the status attribute of the data source's schema.

@@ -19,6 +19,17 @@ var (
 		t["conditions"] = types.ListType{ElemType: types.ObjectType{AttrTypes: conditionAttrTypes}}
 		return t
 	}()
+	// ResourceAttrTypes is the object type of the resource's status
+	// attribute: AttrTypes without conditions.
+	ResourceAttrTypes = func() map[string]attr.Type {
+		t := make(map[string]attr.Type, len(AttrTypes))
+		for k, v := range AttrTypes {
+			if k != "conditions" {
+				t[k] = v
+			}
+		}
+		return t
+	}()
 )
 
 // Null is the null status attribute.
@@ -27,8 +38,22 @@ func Null() types.Object { return types.ObjectNull(AttrTypes) }
 // Unknown is the unknown status attribute.
 func Unknown() types.Object { return types.ObjectUnknown(AttrTypes) }
 
+// ResourceNull is the null status attribute of the resource.
+func ResourceNull() types.Object { return types.ObjectNull(ResourceAttrTypes) }
+
+// ResourceUnknown is the unknown status attribute of the resource.
+func ResourceUnknown() types.Object { return types.ObjectUnknown(ResourceAttrTypes) }
+
+// ResourceValue is the Terraform value of the resource's status attribute:
+// Value without conditions.
+func (s Status) ResourceValue() types.Object {
+	attrs := s.Value().Attributes()
+	delete(attrs, "conditions")
+	return types.ObjectValueMust(ResourceAttrTypes, attrs)
+}
+
 // Value is the Terraform value of the status attribute: the same in the
-// resource and the data source.
+// data sources.
 func (s Status) Value() types.Object {
 	urls := make([]attr.Value, 0, len(s.URLs))
 	for _, u := range s.URLs {
