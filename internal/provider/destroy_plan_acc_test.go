@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/faultproxy"
@@ -82,4 +84,64 @@ func providerRequests(log, rpc string) int {
 		}
 	}
 	return n
+}
+
+// A destroy that fails (a finalizer past timeouts.delete) keeps the state,
+// and on a CLI with resource identity the state keeps its identity: the
+// CLI's own destroy plan carries none, and the delete gets the prior
+// state's.
+func TestAccDestroy_FailedDestroyKeepsTheIdentity(t *testing.T) {
+	t.Parallel()
+	forEachCLI(t, func(t *testing.T, f *faultEnv) {
+		f.cli.write(f.provider("") + f.app("a", "app-a", "  settings = { replicas = 1 }\n  timeouts {\n    delete = \"2s\"\n  }"))
+		f.cli.must("apply", "-auto-approve")
+		client := f.cp.Dynamic().Resource(dpapi.ApplicationGVR).Namespace(f.namespace)
+		hold := []byte(`{"metadata":{"finalizers":["packages.deckhouse.io/application","test.deckhouse.io/hold"]}}`)
+		if _, err := client.Patch(context.Background(), "app-a", k8stypes.MergePatchType, hold, metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			release := []byte(`{"metadata":{"finalizers":null}}`)
+			_, _ = client.Patch(context.Background(), "app-a", k8stypes.MergePatchType, release, metav1.PatchOptions{})
+		})
+		before := stateIdentities(t, f.cli.file("terraform.tfstate"))
+		res := f.cli.run(nil, "destroy", "-auto-approve")
+		if res.Code == 0 || !outputHas(res, "Cannot delete Application") {
+			t.Fatalf("destroy with a finalizer held: exit %d, want the delete's error:\n%s", res.Code, res.Output())
+		}
+		after := stateIdentities(t, f.cli.file("terraform.tfstate"))
+		if len(after) != 1 {
+			t.Fatalf("state after the failed destroy holds %d instances, want 1", len(after))
+		}
+		if strings.HasSuffix(t.Name(), "/tofu") && before[0] == "" {
+			t.Fatal("OpenTofu stored no identity")
+		}
+		if before[0] != after[0] {
+			t.Fatalf("identity after the failed destroy %q, before %q", after[0], before[0])
+		}
+		t.Logf("identity kept: %q", after[0])
+	})
+}
+
+// stateIdentities returns the identity (JSON, "" when none) of each resource
+// instance of a state file.
+func stateIdentities(t *testing.T, state string) []string {
+	t.Helper()
+	var s struct {
+		Resources []struct {
+			Instances []struct {
+				Identity json.RawMessage `json:"identity"`
+			} `json:"instances"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal([]byte(state), &s); err != nil {
+		t.Fatalf("state: %v", err)
+	}
+	var out []string
+	for _, r := range s.Resources {
+		for _, i := range r.Instances {
+			out = append(out, string(i.Identity))
+		}
+	}
+	return out
 }

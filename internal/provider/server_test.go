@@ -6,10 +6,12 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/application"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/fastpath"
 )
 
@@ -68,6 +70,103 @@ func TestProtocolServer_DoesNotAnnouncePlanDestroy(t *testing.T) {
 			}
 			if _, ok := s.(tfprotov6.ProviderServerWithListResource); !ok {
 				t.Error("the server does not serve list resources")
+			}
+		})
+	}
+}
+
+// recordingServer records the ApplyResourceChange request it gets.
+type recordingServer struct {
+	tfprotov6.ProviderServer
+	got *tfprotov6.ApplyResourceChangeRequest
+}
+
+func (r *recordingServer) ApplyResourceChange(_ context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	r.got = req
+	return &tfprotov6.ApplyResourceChangeResponse{}, nil
+}
+
+// A destroy the CLI planned itself comes without the identity the
+// framework's destroy plan carried: the delete gets the prior state's, so
+// that a failed delete keeps it in the state. Every other request goes on
+// as it came.
+func TestProtocolServer_DestroyPlannedByTheCLIKeepsThePriorIdentity(t *testing.T) {
+	ctx := context.Background()
+	var sresp resource.SchemaResponse
+	application.NewResource().Schema(ctx, resource.SchemaRequest{}, &sresp)
+	typ := sresp.Schema.Type().TerraformType(ctx).(tftypes.Object)
+	state := func(attrs map[string]tftypes.Value) *tfprotov6.DynamicValue {
+		full := map[string]tftypes.Value{}
+		for name, at := range typ.AttributeTypes {
+			full[name] = tftypes.NewValue(at, nil)
+		}
+		for k, v := range attrs {
+			full[k] = v
+		}
+		dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, full))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &dv
+	}
+	null, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prior := state(map[string]tftypes.Value{"namespace": tftypes.NewValue(tftypes.String, "ns"), "name": tftypes.NewValue(tftypes.String, "app")})
+	given := &tfprotov6.ResourceIdentityData{IdentityData: &null}
+	tests := []struct {
+		name string
+		req  *tfprotov6.ApplyResourceChangeRequest
+		want map[string]string // nil: the request goes on as it came
+	}{
+		{name: "destroy without identity", want: map[string]string{"namespace": "ns", "name": "app"},
+			req: &tfprotov6.ApplyResourceChangeRequest{TypeName: application.TypeName, PriorState: prior, PlannedState: &null, Config: &null}},
+		{name: "destroy with identity",
+			req: &tfprotov6.ApplyResourceChangeRequest{TypeName: application.TypeName, PriorState: prior, PlannedState: &null, Config: &null, PlannedIdentity: given}},
+		{name: "create",
+			req: &tfprotov6.ApplyResourceChangeRequest{TypeName: application.TypeName, PriorState: &null, PlannedState: prior, Config: prior}},
+		{name: "update",
+			req: &tfprotov6.ApplyResourceChangeRequest{TypeName: application.TypeName, PriorState: prior, PlannedState: prior, Config: prior}},
+		{name: "destroy of a state without a name",
+			req: &tfprotov6.ApplyResourceChangeRequest{TypeName: application.TypeName, PriorState: state(map[string]tftypes.Value{"namespace": tftypes.NewValue(tftypes.String, "ns")}), PlannedState: &null, Config: &null}},
+		{name: "another type",
+			req: &tfprotov6.ApplyResourceChangeRequest{TypeName: "deckhouse_other", PriorState: prior, PlannedState: &null, Config: &null}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recordingServer{}
+			s := withoutDestroyPlans{ProviderServer: rec, identities: applicationIdentities}
+			if _, err := s.ApplyResourceChange(ctx, tt.req); err != nil {
+				t.Fatal(err)
+			}
+			if tt.want == nil {
+				if rec.got != tt.req {
+					t.Fatalf("the request was changed: %+v", rec.got)
+				}
+				return
+			}
+			id := rec.got.PlannedIdentity
+			if id == nil || id.IdentityData == nil {
+				t.Fatal("no planned identity")
+			}
+			idType := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"namespace": tftypes.String, "name": tftypes.String}}
+			v, err := id.IdentityData.Unmarshal(idType)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var attrs map[string]tftypes.Value
+			if err := v.As(&attrs); err != nil {
+				t.Fatal(err)
+			}
+			for k, want := range tt.want {
+				var got string
+				if err := attrs[k].As(&got); err != nil || got != want {
+					t.Errorf("identity %s = %q, want %q", k, got, want)
+				}
+			}
+			if rec.got.PlannedPrivate != nil || tt.req.PlannedIdentity != nil {
+				t.Error("the request was changed beyond the planned identity")
 			}
 		})
 	}
