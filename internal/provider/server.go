@@ -122,7 +122,12 @@ func (si *stateIdentity) init() {
 	}
 	si.state = sresp.Schema.Type().TerraformType(ctx)
 	si.id = iresp.IdentitySchema.Type().TerraformType(ctx)
-	si.types = si.id.(tftypes.Object).AttributeTypes
+	obj, ok := si.id.(tftypes.Object)
+	if !ok {
+		si.err = true
+		return
+	}
+	si.types = obj.AttributeTypes
 	for name := range si.types {
 		si.names = append(si.names, name)
 	}
