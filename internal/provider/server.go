@@ -17,7 +17,7 @@ import (
 // server with the protocol shortcuts of package fastpath in front for
 // deckhouse_application, and without the PlanDestroy capability (see
 // withoutDestroyPlans). DECKHOUSE_PROVIDER_SHORTCUTS=off (fastpath.EnvVar)
-// serves the framework's server alone, also without it.
+// serves the framework's server alone, also without the capability.
 func ProtocolServer(version string) func() tfprotov6.ProviderServer {
 	return func() tfprotov6.ProviderServer {
 		p := &DeckhouseProvider{version: version}

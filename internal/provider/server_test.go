@@ -171,3 +171,52 @@ func TestProtocolServer_DestroyPlannedByTheCLIKeepsThePriorIdentity(t *testing.T
 		})
 	}
 }
+
+// What the CLIs' own destroy plan and withoutDestroyPlans give the delete
+// is what the framework's destroy plan gave: the prior private state as it
+// came and the identity of the prior state (namespace and name). A
+// framework that put anything else in a destroy's plan fails this test.
+func TestFrameworkBehaviour_DestroyPlanIsPriorPrivateAndIdentity(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv(fastpath.EnvVar, "off")
+	var sresp resource.SchemaResponse
+	application.NewResource().Schema(ctx, resource.SchemaRequest{}, &sresp)
+	typ := sresp.Schema.Type().TerraformType(ctx).(tftypes.Object)
+	full := map[string]tftypes.Value{}
+	for name, at := range typ.AttributeTypes {
+		full[name] = tftypes.NewValue(at, nil)
+	}
+	full["namespace"], full["name"] = tftypes.NewValue(tftypes.String, "ns"), tftypes.NewValue(tftypes.String, "app")
+	prior, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, full))
+	if err != nil {
+		t.Fatal(err)
+	}
+	null, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	identity, ok := applicationIdentities[application.TypeName].of(&prior)
+	if !ok {
+		t.Fatal("no identity of the prior state")
+	}
+	private := []byte(`{"uid":"InUtMSI="}`)
+	for _, priorIdentity := range []*tfprotov6.ResourceIdentityData{identity, nil} {
+		resp, err := ProtocolServer("test")().PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: application.TypeName,
+			PriorState: &prior, ProposedNewState: &null, Config: &null, PriorPrivate: private, PriorIdentity: priorIdentity})
+		if err != nil || len(resp.Diagnostics) > 0 {
+			t.Fatalf("framework's destroy plan: %v %+v", err, resp.Diagnostics)
+		}
+		if string(resp.PlannedPrivate) != string(private) {
+			t.Errorf("planned private %s, want the prior %s", resp.PlannedPrivate, private)
+		}
+		if v, err := resp.PlannedState.Unmarshal(typ); err != nil || !v.IsNull() {
+			t.Errorf("planned state %v (%v), want null", v, err)
+		}
+		if priorIdentity == nil {
+			continue // a client without identity: nothing to keep
+		}
+		if resp.PlannedIdentity == nil || string(resp.PlannedIdentity.IdentityData.MsgPack) != string(identity.IdentityData.MsgPack) {
+			t.Errorf("planned identity %+v, want the prior state's %+v", resp.PlannedIdentity, identity)
+		}
+	}
+}
