@@ -213,6 +213,5 @@ func TestShortcuts_CoverTheSchema(t *testing.T) {
 	var _ fastpath.UnchangedPlanner = &Resource{}
 	var _ fastpath.UnchangedReader = &Resource{}
 	var _ fastpath.Creator = &Resource{}
-	var _ fastpath.DestroyPlanner = &Resource{}
 	var _ fastpath.Deleter = &Resource{}
 }

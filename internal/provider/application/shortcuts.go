@@ -22,11 +22,6 @@ func (r *Resource) PlanUnchanged(private map[string][]byte) bool {
 	return !privateFromMap(private).ApplyPending
 }
 
-// LeavesDestroyPlans reports that ModifyPlan does nothing with the plan of
-// a destroy (its first step). (The protocol shortcut of destroy plans asks
-// this.)
-func (r *Resource) LeavesDestroyPlans() bool { return true }
-
 // ReadUnchanged reports whether Read would return state and private data
 // unchanged, the diagnostics Read would give then (the warning naming the
 // settings other field managers own), and the identity Read sets, from the

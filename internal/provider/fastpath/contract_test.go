@@ -81,10 +81,16 @@ func TestShortcuts_RunEachResourceMethodOnceAndAnswerAsTheFramework(t *testing.T
 		x.assertCalls(t, true)
 		samePlan(t, x.got, x.want)
 	})
+	// A destroy's plan has no shortcut (the CLIs make it themselves, the
+	// provider not announcing PlanDestroy): one sent anyway goes to the
+	// framework untouched.
 	t.Run("plan destroy", func(t *testing.T) {
 		pp := newProbePair(t, &probeConfig{destroy: noisy("ModifyPlan")}, true)
 		x := send(t, pp, destroyPlanReq(t, true), tfprotov6.ProviderServer.PlanResourceChange)
 		x.assertCalls(t, true)
+		if x.answeredByShortcut {
+			t.Error("a shortcut answered the plan of a destroy")
+		}
 		samePlan(t, x.got, x.want)
 	})
 	t.Run("apply create", func(t *testing.T) {

@@ -63,8 +63,8 @@ import (
 //     (protoDiagnostics, attributePath).
 //  10. NullIdentity: a client without resource identity (Terraform before
 //     1.12) gets the null identity in plans and in a failed create's
-//     answer; an unchanged or destroy plan keeps the prior identity
-//     (priorIdentity).
+//     answer; an unchanged plan and a delete keep the identity they came
+//     with (priorIdentity).
 //  11. UpgradeCurrent: a state of the current schema version is decoded from
 //     its JSON with attributes the schema lacks ignored, and encoded again
 //     (upgradeOptions).

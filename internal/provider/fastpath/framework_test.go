@@ -1,6 +1,7 @@
 package fastpath
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -135,14 +136,18 @@ func TestFrameworkBehaviour_DeleteAnswer(t *testing.T) {
 		"with warning": {delete: warns("Delete")},
 		"failed":       {delete: noisy("Delete")},
 	} {
-		t.Run(name, func(t *testing.T) {
-			pp := newProbePair(t, cfg, true)
-			x := send(t, pp, deleteReq(t, true), tfprotov6.ProviderServer.ApplyResourceChange)
-			if !x.answeredByShortcut {
-				t.Fatal("the shortcut handed the delete on")
-			}
-			sameApply(t, x.got, x.want)
-		})
+		// A destroy the CLI planned itself (the provider does not announce
+		// PlanDestroy) comes without a planned identity.
+		for _, identity := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s, planned identity %v", name, identity), func(t *testing.T) {
+				pp := newProbePair(t, cfg, true)
+				x := send(t, pp, deleteReq(t, identity), tfprotov6.ProviderServer.ApplyResourceChange)
+				if !x.answeredByShortcut {
+					t.Fatal("the shortcut handed the delete on")
+				}
+				sameApply(t, x.got, x.want)
+			})
+		}
 	}
 }
 
@@ -199,11 +204,11 @@ func TestFrameworkBehaviour_NullIdentity(t *testing.T) {
 			t.Fatal("the shortcut handed the unchanged plan on")
 		}
 		samePlan(t, unchanged.got, unchanged.want)
-		destroy := send(t, pp, destroyPlanReq(t, identity), tfprotov6.ProviderServer.PlanResourceChange)
-		if !destroy.answeredByShortcut {
-			t.Fatal("the shortcut handed the destroy plan on")
+		deleted := send(t, pp, deleteReq(t, identity), tfprotov6.ProviderServer.ApplyResourceChange)
+		if !deleted.answeredByShortcut {
+			t.Fatal("the shortcut handed the delete on")
 		}
-		samePlan(t, destroy.got, destroy.want)
+		sameApply(t, deleted.got, deleted.want)
 	}
 	failed := newProbePair(t, &probeConfig{createNull: true, create: noisy("Create"), createNoIdentity: true}, true)
 	x := send(t, failed, createReq(t), tfprotov6.ProviderServer.ApplyResourceChange)

@@ -14,11 +14,6 @@ import (
 
 func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	if t := s.target(reqTypeName(req)); t != nil {
-		if !s.off[shortcutDestroy] {
-			if resp, ok := planDestroy(ctx, t, req); ok {
-				return resp, nil
-			}
-		}
 		if !s.off[shortcutPlanUnchanged] {
 			if resp, ok := planUnchanged(ctx, t, req); ok {
 				return resp, nil
@@ -219,34 +214,4 @@ func scalarEquals(def tftypes.Value, v any) bool {
 		return def.As(&b) == nil && ok && got == b
 	}
 	return false
-}
-
-// planDestroy answers the plan of a destroy (a null proposed state) for a
-// resource whose ModifyPlan leaves a destroy alone (DestroyPlanner): the
-// framework's pipeline then plans the null state, keeps the prior private
-// data and the prior identity (the null identity when the client sent none),
-// having decoded the prior state only to hand it to ModifyPlan.
-func planDestroy(ctx context.Context, t *target, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
-	prior, proposed := req.PriorState, req.ProposedNewState
-	if prior == nil || proposed == nil || len(prior.JSON) > 0 || len(proposed.JSON) > 0 ||
-		len(prior.MsgPack) == 0 || isMsgPackNil(prior.MsgPack) || !isMsgPackNil(proposed.MsgPack) {
-		return nil, false
-	}
-	planner, ok := t.New().(DestroyPlanner)
-	if !ok || !planner.LeavesDestroyPlans() {
-		return nil, false
-	}
-	if _, ok := privateData(req.PriorPrivate); !ok {
-		return nil, false
-	}
-	identity, ok := priorIdentity(t.info, req.PriorIdentity)
-	if !ok {
-		return nil, false
-	}
-	tflog.Trace(ctx, "plan of a destroy answered by the protocol shortcut", map[string]any{"type": req.TypeName})
-	return &tfprotov6.PlanResourceChangeResponse{
-		PlannedState:    proposed,
-		PlannedPrivate:  req.PriorPrivate,
-		PlannedIdentity: identity,
-	}, true
 }

@@ -152,8 +152,6 @@ func (p *probe) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, 
 
 func (p *probe) PlanUnchanged(Private) bool { return len(p.cfg.unchanged) == 0 }
 
-func (p *probe) LeavesDestroyPlans() bool { return len(p.cfg.destroy) == 0 }
-
 // createValues is the probe's create, shared by Create and CreateValues.
 func (p *probe) createValues(planned tftypes.Value, writeOnly map[string]tftypes.Value) (tftypes.Value, Private, map[string]string, diag.Diagnostics) {
 	p.calls.add("Create")

@@ -17,8 +17,9 @@
 //   - ReadResource: readUnchanged (read.go), for resources implementing
 //     UnchangedReader;
 //   - PlanResourceChange: planUnchanged, for resources implementing
-//     UnchangedPlanner, planDestroy, for resources implementing
-//     DestroyPlanner, and planCreate (plan.go);
+//     UnchangedPlanner, and planCreate (plan.go); a destroy's plan goes to
+//     the framework (the provider does not announce the PlanDestroy
+//     capability, so the CLIs make that plan themselves);
 //   - UpgradeResourceState: upgradeCurrent (upgrade.go), for a state of the
 //     current schema version;
 //   - ApplyResourceChange: applyCreate (apply.go), for resources
@@ -27,10 +28,10 @@
 //
 // The package knows no resource type: what a shortcut needs of one it learns
 // from the framework's interfaces (Schema, IdentitySchema, Configure,
-// ModifyPlan, ConfigValidators, ValidateConfig, ImportState) and from its own interfaces (UnchangedPlanner,
-// UnchangedReader, DestroyPlanner here, Creator in apply.go, Deleter in
-// delete.go). Each answer
-// logs a TRACE line. EnvVar turns every shortcut off.
+// ModifyPlan, ConfigValidators, ValidateConfig, ImportState) and from its
+// own interfaces (UnchangedPlanner and UnchangedReader here, Creator in
+// apply.go, Deleter in delete.go). Each answer logs a TRACE line. EnvVar
+// turns every shortcut off.
 package fastpath
 
 import (
@@ -52,8 +53,8 @@ import (
 
 // EnvVar turns every shortcut off when set to "off" (or "false", "0", "no"),
 // or the ones it lists, comma-separated, by name: "validate", "read",
-// "plan-unchanged", "plan-create", "upgrade", "apply-create", "destroy" (for measuring what each one
-// buys).
+// "plan-unchanged", "plan-create", "upgrade", "apply-create", "destroy" (the
+// apply of a destroy), for measuring what each one buys.
 const EnvVar = "DECKHOUSE_PROVIDER_SHORTCUTS"
 
 // The shortcuts' names in EnvVar.
@@ -108,12 +109,6 @@ type Private = map[string][]byte
 // returns true.
 type UnchangedPlanner interface {
 	PlanUnchanged(private Private) bool
-}
-
-// DestroyPlanner is implemented by a resource whose ModifyPlan does nothing
-// with the plan of a destroy when LeavesDestroyPlans returns true.
-type DestroyPlanner interface {
-	LeavesDestroyPlans() bool
 }
 
 // UnchangedReader is implemented by a resource whose refresh can tell that
