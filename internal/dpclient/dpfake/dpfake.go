@@ -476,8 +476,8 @@ func (s *Server) serveApplications(w http.ResponseWriter, r *http.Request, parts
 	reply(w, http.StatusOK, out)
 }
 
-// applyLocked is a server-side apply of cfg by manager: the spec is
-// replaced (one field manager owns it), the labels and annotations of cfg
+// applyLocked is a server-side apply of cfg by manager: the spec, when cfg
+// gives one, is replaced (one field manager owns it), the labels and annotations of cfg
 // are set and those manager set before and left out are removed, and
 // manager's managedFields entry owns what cfg names. The generation grows
 // when the spec changes; nothing changes, not even the resourceVersion,
@@ -522,11 +522,12 @@ func (s *Server) applyLocked(ns, name, manager string, cfg map[string]any) map[s
 			md[k] = next
 		}
 	}
-	spec, _ := cfg["spec"].(map[string]any)
-	if spec == nil {
-		spec = map[string]any{}
+	spec, given := cfg["spec"].(map[string]any)
+	if given {
+		obj["spec"] = spec
+	} else {
+		spec, _ = obj["spec"].(map[string]any)
 	}
-	obj["spec"] = spec
 	gen := asInt(md["generation"])
 	if gen == 0 || !reflect.DeepEqual(old["spec"], spec) {
 		gen++
@@ -534,7 +535,7 @@ func (s *Server) applyLocked(ns, name, manager string, cfg map[string]any) map[s
 	md["generation"] = gen
 	if manager != "" {
 		entries = append(entries, map[string]any{"manager": manager, "operation": "Apply", "apiVersion": "deckhouse.io/v1alpha1",
-			"time": "2026-01-01T00:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": fieldsOf(map[string]any{"metadata": cmd, "spec": spec})})
+			"time": "2026-01-01T00:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": fieldsOf(map[string]any{"metadata": cmd, "spec": cfg["spec"]})})
 	}
 	if len(entries) > 0 {
 		md["managedFields"] = entries
