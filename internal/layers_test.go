@@ -14,7 +14,8 @@ const module = "github.com/deckhouse/terraform-provider-deckhouse"
 // checks them against the layering: the engine is a pure library, dpapi
 // knows DP's names, dpclient is client-go only, and the Terraform adapter in
 // internal/provider, which reaches the cluster through dpclient and imports
-// no client-go itself, is imported by main alone.
+// no client-go itself, is imported by main alone; the fake API server of the
+// unit tests is imported by tests alone.
 func TestLayers_ImportRules(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/...").Output()
 	if err != nil {
@@ -66,6 +67,9 @@ func TestLayers_ImportRules(t *testing.T) {
 		for _, imp := range imps {
 			if imp == module+"/internal/provider" && pkg != "" {
 				t.Errorf("%s imports internal/provider: only main may", pkg)
+			}
+			if imp == module+"/internal/dpclient/dpfake" {
+				t.Errorf("%s imports internal/dpclient/dpfake: only tests may", pkg)
 			}
 		}
 		for _, r := range rules {

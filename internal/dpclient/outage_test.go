@@ -22,15 +22,17 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient/dpfake"
 )
 
 // Every read held: the first reads share one deadline, the verdict ends the
 // reads waiting with them, and later reads fail at once without a request.
 func TestVerdict_HeldReadsCostOneDeadline(t *testing.T) {
 	f := newFakeAPI(t)
-	f.hook = hold
+	f.SetHook(dpfake.Hold)
 	const deadline = 400 * time.Millisecond
-	c := f.client(t, deadline)
+	c := newClient(t, f, deadline)
 	ctx := context.Background()
 	started := time.Now()
 	var wg sync.WaitGroup
@@ -58,12 +60,12 @@ func TestVerdict_HeldReadsCostOneDeadline(t *testing.T) {
 		}
 	}
 	msg := errs[0].Error()
-	for _, want := range []string{f.srv.URL, "did not answer", "400ms", "request_timeout", "Check that kube-apiserver"} {
+	for _, want := range []string{f.URL, "did not answer", "400ms", "request_timeout", "Check that kube-apiserver"} {
 		if !strings.Contains(msg, want) {
 			t.Fatalf("diagnostic %q lacks %q", msg, want)
 		}
 	}
-	sent := f.count("")
+	sent := f.Count("")
 	started = time.Now()
 	_, err := c.GetApplication(ctx, "ns3", "other")
 	var ns *NotSentError
@@ -73,7 +75,7 @@ func TestVerdict_HeldReadsCostOneDeadline(t *testing.T) {
 	if _, err := c.PackageVersion(ctx, "apv"); !errors.As(err, &ns) {
 		t.Fatalf("package version read after the verdict: %v, want NotSentError", err)
 	}
-	if n := f.count(""); n != sent {
+	if n := f.Count(""); n != sent {
 		t.Fatalf("%d requests sent after the verdict", n-sent)
 	}
 }
@@ -83,10 +85,10 @@ func TestVerdict_HeldReadsCostOneDeadline(t *testing.T) {
 func TestVerdict_SlowButAnsweringServerNeverTrips(t *testing.T) {
 	f := newFakeAPI(t)
 	for i := range 6 {
-		f.put("ns", fmt.Sprintf("app%d", i), nil)
+		f.Put("ns", fmt.Sprintf("app%d", i), nil)
 	}
-	f.hook = func(http.ResponseWriter, *http.Request) bool { time.Sleep(150 * time.Millisecond); return false }
-	c := f.client(t, 500*time.Millisecond)
+	f.SetHook(func(http.ResponseWriter, *http.Request) bool { time.Sleep(150 * time.Millisecond); return false })
+	c := newClient(t, f, 500*time.Millisecond)
 	var wg sync.WaitGroup
 	for i := range 6 {
 		wg.Add(1)
@@ -107,7 +109,7 @@ func TestVerdict_SlowButAnsweringServerNeverTrips(t *testing.T) {
 // it trips the verdict at once.
 func TestVerdict_WrongCAIsAConfigurationError(t *testing.T) {
 	f := newFakeAPI(t)
-	cfg := f.config()
+	cfg := f.Config()
 	cfg.CAData = otherCA(t)
 	c, err := New(cfg, Options{ReadTimeout: time.Second})
 	if err != nil {
@@ -156,23 +158,23 @@ func TestVerdict_RefusedConnectionsTripAfterTheWindow(t *testing.T) {
 // waiting on it and those after it get its error, with no fallback GET.
 func TestApplicationReads_AFailedListIsRememberedWithoutFallback(t *testing.T) {
 	f := newFakeAPI(t)
-	f.put("ns", "a", nil)
-	c := f.client(t, time.Second)
+	f.Put("ns", "a", nil)
+	c := newClient(t, f, time.Second)
 	ctx := context.Background()
 	if _, err := c.GetApplication(ctx, "ns", "a"); err != nil {
 		t.Fatal(err)
 	}
-	f.hook = func(w http.ResponseWriter, _ *http.Request) bool {
-		status(w, http.StatusInternalServerError, "InternalError", "etcd is down")
+	f.SetHook(func(w http.ResponseWriter, _ *http.Request) bool {
+		dpfake.Status(w, http.StatusInternalServerError, "InternalError", "etcd is down")
 		return true
-	}
-	sent := f.count("")
+	})
+	sent := f.Count("")
 	for _, name := range []string{"a", "b", "c"} {
 		if _, err := c.GetApplication(ctx, "ns", name); err == nil || !apierrors.IsInternalError(errors.Unwrap(err)) {
 			t.Fatalf("read %s: %v, want the LIST's 500", name, err)
 		}
 	}
-	if n := f.count(""); n != sent+1 {
+	if n := f.Count(""); n != sent+1 {
 		t.Fatalf("%d requests for three reads after a failed LIST, want the one LIST", n-sent)
 	}
 }

@@ -99,18 +99,18 @@ func TestDelete_DeletingStateIsProgressNotAFailure(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeAPI(t)
-			c := f.client(t, 5*time.Second)
-			f.put("ns", "a", map[string]any{"generation": int64(1), "finalizers": []any{"packages.deckhouse.io/application"}})
+			c := newClient(t, f, 5*time.Second)
+			f.Put("ns", "a", map[string]any{"generation": int64(1), "finalizers": []any{"packages.deckhouse.io/application"}})
 			done := make(chan error, 1)
 			go func() { done <- c.Delete(context.Background(), "ns", "a", "uid-a", true) }()
 			eventually(t, "the delete waits", func() bool { return waitersIn(c, "ns") == 1 })
-			f.setStatus("ns", "a", tt.status)
+			f.SetStatus("ns", "a", tt.status)
 			select {
 			case err := <-done:
 				t.Fatalf("the delete ended on DP's Deleting status: %v", err)
 			case <-time.After(300 * time.Millisecond):
 			}
-			f.finalize("ns", "a")
+			f.Finalize("ns", "a")
 			select {
 			case err := <-done:
 				if err != nil {

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient/dpfake"
 )
 
 // stopWatches ends the client's shared watches, lingering or not.
@@ -93,25 +95,25 @@ func (ws *waits) done(t *testing.T) {
 // after the last one ended still finds it running.
 func TestSharedWait_WaitersOfANamespaceShareOneWatch(t *testing.T) {
 	f := newFakeAPI(t)
-	c := f.client(t, 5*time.Second)
+	c := newClient(t, f, 5*time.Second)
 	var objs []*unstructured.Unstructured
 	for _, ns := range []string{"a", "b"} {
 		for i := range 10 {
-			objs = append(objs, f.put(ns, fmt.Sprintf("app%d", i), map[string]any{"generation": int64(1)}))
+			objs = append(objs, f.Put(ns, fmt.Sprintf("app%d", i), map[string]any{"generation": int64(1)}))
 		}
 	}
 	ws := startWaits(t, context.Background(), c, objs...)
 	for _, o := range objs {
-		f.setStatus(o.GetNamespace(), o.GetName(), applied(1))
+		f.SetStatus(o.GetNamespace(), o.GetName(), applied(1))
 	}
 	ws.done(t)
-	later := startWaits(t, context.Background(), c, f.put("a", "later", map[string]any{"generation": int64(1)}))
-	f.setStatus("a", "later", applied(1))
+	later := startWaits(t, context.Background(), c, f.Put("a", "later", map[string]any{"generation": int64(1)}))
+	f.SetStatus("a", "later", applied(1))
 	later.done(t)
-	if n := f.count("WATCH"); n != 2 {
+	if n := f.Count("WATCH"); n != 2 {
 		t.Errorf("%d watch requests for 21 waits in 2 namespaces, want 2", n)
 	}
-	if n := f.count("GET"); n != 0 {
+	if n := f.Count("GET"); n != 0 {
 		t.Errorf("%d GET requests, want none: every write gave its resourceVersion", n)
 	}
 }
@@ -120,21 +122,21 @@ func TestSharedWait_WaitersOfANamespaceShareOneWatch(t *testing.T) {
 // from the oldest of their writes, and none of them reads its object.
 func TestSharedWait_WritesAnsweredTogetherStartTheWatchAtTheOldest(t *testing.T) {
 	f := newFakeAPI(t)
-	c := f.client(t, 5*time.Second)
+	c := newClient(t, f, 5*time.Second)
 	c.hub.gather = 2 * time.Second
 	var objs []*unstructured.Unstructured
 	for i := range 5 {
-		objs = append([]*unstructured.Unstructured{f.put("ns", fmt.Sprintf("app%d", i), map[string]any{"generation": int64(1)})}, objs...)
+		objs = append([]*unstructured.Unstructured{f.Put("ns", fmt.Sprintf("app%d", i), map[string]any{"generation": int64(1)})}, objs...)
 	}
 	ws := startWaits(t, context.Background(), c, objs...) // the newest write first
 	for _, o := range objs {
-		f.setStatus(o.GetNamespace(), o.GetName(), applied(1))
+		f.SetStatus(o.GetNamespace(), o.GetName(), applied(1))
 	}
 	ws.done(t)
-	if n := f.count("WATCH"); n != 1 {
+	if n := f.Count("WATCH"); n != 1 {
 		t.Errorf("%d watch requests, want 1", n)
 	}
-	if n := f.count("GET"); n != 0 {
+	if n := f.Count("GET"); n != 0 {
 		t.Errorf("%d GET requests, want none", n)
 	}
 }
@@ -143,9 +145,9 @@ func TestSharedWait_WritesAnsweredTogetherStartTheWatchAtTheOldest(t *testing.T)
 // goes on to DP's verdict.
 func TestSharedWait_OneWaitsDeadlineDoesNotEndAnothers(t *testing.T) {
 	f := newFakeAPI(t)
-	c := f.client(t, 5*time.Second)
-	short := f.put("ns", "short", map[string]any{"generation": int64(1)})
-	long := f.put("ns", "long", map[string]any{"generation": int64(1)})
+	c := newClient(t, f, 5*time.Second)
+	short := f.Put("ns", "short", map[string]any{"generation": int64(1)})
+	long := f.Put("ns", "long", map[string]any{"generation": int64(1)})
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	ws := startWaits(t, context.Background(), c, long)
@@ -154,9 +156,9 @@ func TestSharedWait_OneWaitsDeadlineDoesNotEndAnothers(t *testing.T) {
 	if !errors.As(err, &we) || !we.Timeout {
 		t.Fatalf("the short wait: %v, want a timeout", err)
 	}
-	f.setStatus("ns", "long", applied(1))
+	f.SetStatus("ns", "long", applied(1))
 	ws.done(t)
-	if n := f.count("WATCH"); n != 1 {
+	if n := f.Count("WATCH"); n != 1 {
 		t.Errorf("%d watch requests, want 1", n)
 	}
 }
@@ -180,19 +182,19 @@ func TestSharedWait_FaultMidWaitLosesNoEvent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeAPI(t)
 			if tt.forbidList {
-				f.hook = func(w http.ResponseWriter, r *http.Request) bool {
+				f.SetHook(func(w http.ResponseWriter, r *http.Request) bool {
 					if r.Method != http.MethodGet || r.URL.Query().Get("watch") == "true" || strings.Count(r.URL.Path, "/") != 6 {
 						return false
 					}
-					status(w, http.StatusForbidden, "Forbidden", "list is forbidden")
+					dpfake.Status(w, http.StatusForbidden, "Forbidden", "list is forbidden")
 					return true
-				}
+				})
 			}
-			c := f.client(t, 5*time.Second)
-			obj := f.put("ns", "a", map[string]any{"generation": int64(1)})
+			c := newClient(t, f, 5*time.Second)
+			obj := f.Put("ns", "a", map[string]any{"generation": int64(1)})
 			ws := startWaits(t, context.Background(), c, obj)
-			eventually(t, "the watch is open", func() bool { return f.count("WATCH") == 1 })
-			f.cutWatches(tt.compact)
+			eventually(t, "the watch is open", func() bool { return f.Count("WATCH") == 1 })
+			f.CutWatches(tt.compact)
 			least := 2
 			if tt.compact {
 				// The list (or read) after the 410 may already show the
@@ -203,16 +205,16 @@ func TestSharedWait_FaultMidWaitLosesNoEvent(t *testing.T) {
 			} else {
 				// Only the resumed watch can carry a verdict given after it
 				// started: the cut one might deliver it before it ends.
-				eventually(t, "the watch resumed", func() bool { return f.count("WATCH") >= 2 })
+				eventually(t, "the watch resumed", func() bool { return f.Count("WATCH") >= 2 })
 			}
-			f.setStatus("ns", "a", applied(1))
+			f.SetStatus("ns", "a", applied(1))
 			ws.done(t)
 			// The one cut or expired, the one that resumed, and after a
 			// list, maybe the one from the list already.
-			if n := f.count("WATCH"); n < least || n > 2+tt.lists {
+			if n := f.Count("WATCH"); n < least || n > 2+tt.lists {
 				t.Errorf("%d watch requests, want %d to %d", n, least, 2+tt.lists)
 			}
-			if n := f.count("GET /apis/deckhouse.io/v1alpha1/namespaces/ns/applications"); n != tt.lists+tt.gets {
+			if n := f.Count("GET /apis/deckhouse.io/v1alpha1/namespaces/ns/applications"); n != tt.lists+tt.gets {
 				t.Errorf("%d lists and reads, want %d and %d", n, tt.lists, tt.gets)
 			}
 		})
@@ -225,45 +227,45 @@ func TestSharedWait_FaultMidWaitLosesNoEvent(t *testing.T) {
 func TestSharedWait_VerdictBeforeTheWaitJoinedIsSeen(t *testing.T) {
 	tests := []struct {
 		name  string
-		setup func(f *fakeAPI, c *Client, t *testing.T) (*unstructured.Unstructured, *waits)
+		setup func(f *dpfake.Server, c *Client, t *testing.T) (*unstructured.Unstructured, *waits)
 		gets  int
 	}{
-		{"done before the watch started", func(f *fakeAPI, _ *Client, _ *testing.T) (*unstructured.Unstructured, *waits) {
-			obj := f.put("ns", "b", map[string]any{"generation": int64(1)})
-			f.setStatus("ns", "b", applied(1))
+		{"done before the watch started", func(f *dpfake.Server, _ *Client, _ *testing.T) (*unstructured.Unstructured, *waits) {
+			obj := f.Put("ns", "b", map[string]any{"generation": int64(1)})
+			f.SetStatus("ns", "b", applied(1))
 			return obj, nil
 		}, 0},
-		{"done on a running watch before the wait joined", func(f *fakeAPI, c *Client, t *testing.T) (*unstructured.Unstructured, *waits) {
-			ws := startWaits(t, context.Background(), c, f.put("ns", "a", map[string]any{"generation": int64(1)}))
-			eventually(t, "the watch is open", func() bool { return f.count("WATCH") == 1 })
-			obj := f.put("ns", "b", map[string]any{"generation": int64(1)})
-			f.setStatus("ns", "b", applied(1))
+		{"done on a running watch before the wait joined", func(f *dpfake.Server, c *Client, t *testing.T) (*unstructured.Unstructured, *waits) {
+			ws := startWaits(t, context.Background(), c, f.Put("ns", "a", map[string]any{"generation": int64(1)}))
+			eventually(t, "the watch is open", func() bool { return f.Count("WATCH") == 1 })
+			obj := f.Put("ns", "b", map[string]any{"generation": int64(1)})
+			f.SetStatus("ns", "b", applied(1))
 			eventually(t, "the watch delivered the verdict", func() bool { return hubSaw(c, "ns", "b") })
 			return obj, ws
 		}, 0},
-		{"done on a running watch, no longer kept when the wait joined", func(f *fakeAPI, c *Client, t *testing.T) (*unstructured.Unstructured, *waits) {
-			ws := startWaits(t, context.Background(), c, f.put("ns", "a", map[string]any{"generation": int64(1)}))
-			eventually(t, "the watch is open", func() bool { return f.count("WATCH") == 1 })
-			obj := f.put("ns", "b", map[string]any{"generation": int64(1)})
-			f.setStatus("ns", "b", applied(1))
+		{"done on a running watch, no longer kept when the wait joined", func(f *dpfake.Server, c *Client, t *testing.T) (*unstructured.Unstructured, *waits) {
+			ws := startWaits(t, context.Background(), c, f.Put("ns", "a", map[string]any{"generation": int64(1)}))
+			eventually(t, "the watch is open", func() bool { return f.Count("WATCH") == 1 })
+			obj := f.Put("ns", "b", map[string]any{"generation": int64(1)})
+			f.SetStatus("ns", "b", applied(1))
 			eventually(t, "the watch delivered the verdict", func() bool { return hubSaw(c, "ns", "b") })
 			c.hub.mu.Lock()
 			c.hub.ns["ns"].prune("b")
 			c.hub.mu.Unlock()
 			return obj, ws
 		}, 1},
-		{"done before a running watch that started later", func(f *fakeAPI, c *Client, t *testing.T) (*unstructured.Unstructured, *waits) {
-			obj := f.put("ns", "b", map[string]any{"generation": int64(1)})
-			f.setStatus("ns", "b", applied(1))
-			ws := startWaits(t, context.Background(), c, f.put("ns", "a", map[string]any{"generation": int64(1)}))
-			eventually(t, "the watch is open", func() bool { return f.count("WATCH") == 1 })
+		{"done before a running watch that started later", func(f *dpfake.Server, c *Client, t *testing.T) (*unstructured.Unstructured, *waits) {
+			obj := f.Put("ns", "b", map[string]any{"generation": int64(1)})
+			f.SetStatus("ns", "b", applied(1))
+			ws := startWaits(t, context.Background(), c, f.Put("ns", "a", map[string]any{"generation": int64(1)}))
+			eventually(t, "the watch is open", func() bool { return f.Count("WATCH") == 1 })
 			return obj, ws
 		}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeAPI(t)
-			c := f.client(t, 5*time.Second)
+			c := newClient(t, f, 5*time.Second)
 			obj, others := tt.setup(f, c, t)
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
@@ -272,13 +274,13 @@ func TestSharedWait_VerdictBeforeTheWaitJoinedIsSeen(t *testing.T) {
 				t.Fatalf("wait: %v (last %s), want DP's verdict", err, StatusSummary(got))
 			}
 			if others != nil {
-				f.setStatus("ns", "a", applied(1))
+				f.SetStatus("ns", "a", applied(1))
 				others.done(t)
 			}
-			if n := f.count("WATCH"); n != 1 {
+			if n := f.Count("WATCH"); n != 1 {
 				t.Errorf("%d watch requests, want 1", n)
 			}
-			if n := f.count("GET /apis/deckhouse.io/v1alpha1/namespaces/ns/applications/b"); n != tt.gets {
+			if n := f.Count("GET /apis/deckhouse.io/v1alpha1/namespaces/ns/applications/b"); n != tt.gets {
 				t.Errorf("%d reads of the Application, want %d", n, tt.gets)
 			}
 		})
@@ -300,14 +302,14 @@ func TestSharedWait_DeleteSendsOnlyTheDeleteAndSharesTheWatch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeAPI(t)
-			c := f.client(t, 5*time.Second)
+			c := newClient(t, f, 5*time.Second)
 			meta := map[string]any{}
 			if tt.finalizers {
 				meta["finalizers"] = []any{"packages.deckhouse.io/application"}
 			}
 			const n = 5
 			for i := range n {
-				f.put("ns", fmt.Sprintf("app%d", i), meta)
+				f.Put("ns", fmt.Sprintf("app%d", i), meta)
 			}
 			var wg sync.WaitGroup
 			errs := make([]error, n)
@@ -324,7 +326,7 @@ func TestSharedWait_DeleteSendsOnlyTheDeleteAndSharesTheWatch(t *testing.T) {
 			}
 			for i := range n {
 				if tt.finalizers {
-					f.finalize("ns", fmt.Sprintf("app%d", i))
+					f.Finalize("ns", fmt.Sprintf("app%d", i))
 				}
 			}
 			wg.Wait()
@@ -333,13 +335,13 @@ func TestSharedWait_DeleteSendsOnlyTheDeleteAndSharesTheWatch(t *testing.T) {
 					t.Errorf("delete %d: %v", i, err)
 				}
 			}
-			if got := f.count("DELETE"); got != n {
+			if got := f.Count("DELETE"); got != n {
 				t.Errorf("%d DELETE requests, want %d", got, n)
 			}
-			if got := f.count("WATCH"); got != tt.watches {
+			if got := f.Count("WATCH"); got != tt.watches {
 				t.Errorf("%d watch requests, want %d", got, tt.watches)
 			}
-			if got := f.count("GET"); got != 0 {
+			if got := f.Count("GET"); got != 0 {
 				t.Errorf("%d GET requests, want none", got)
 			}
 		})
@@ -351,23 +353,23 @@ func TestSharedWait_DeleteSendsOnlyTheDeleteAndSharesTheWatch(t *testing.T) {
 // name instead, and still sees DP's verdict.
 func TestSharedWait_RefusedNamespaceWatchFallsBackToAWatchPerName(t *testing.T) {
 	f := newFakeAPI(t)
-	f.hook = func(w http.ResponseWriter, r *http.Request) bool {
+	f.SetHook(func(w http.ResponseWriter, r *http.Request) bool {
 		if r.URL.Query().Get("watch") == "true" && r.URL.Query().Get("fieldSelector") == "" {
-			status(w, http.StatusForbidden, "Forbidden", "watch is forbidden")
+			dpfake.Status(w, http.StatusForbidden, "Forbidden", "watch is forbidden")
 			return true
 		}
 		return false
-	}
-	c := f.client(t, 5*time.Second)
+	})
+	c := newClient(t, f, 5*time.Second)
 	c.hub.gather = time.Second // both waits join the namespace's watch before its request
 	objs := []*unstructured.Unstructured{
-		f.put("ns", "a", map[string]any{"generation": int64(1)}),
-		f.put("ns", "b", map[string]any{"generation": int64(1)}),
+		f.Put("ns", "a", map[string]any{"generation": int64(1)}),
+		f.Put("ns", "b", map[string]any{"generation": int64(1)}),
 	}
 	ws := startWaits(t, context.Background(), c, objs...)
-	eventually(t, "each wait watches its name", func() bool { return f.count("WATCH") == 3 })
+	eventually(t, "each wait watches its name", func() bool { return f.Count("WATCH") == 3 })
 	for _, o := range objs {
-		f.setStatus(o.GetNamespace(), o.GetName(), applied(1))
+		f.SetStatus(o.GetNamespace(), o.GetName(), applied(1))
 	}
 	ws.done(t)
 }
@@ -377,21 +379,21 @@ func TestSharedWait_RefusedNamespaceWatchFallsBackToAWatchPerName(t *testing.T) 
 // with it.
 func TestSharedWait_HeldWatchCostsOneDeadline(t *testing.T) {
 	f := newFakeAPI(t)
-	f.hook = func(w http.ResponseWriter, r *http.Request) bool {
+	f.SetHook(func(w http.ResponseWriter, r *http.Request) bool {
 		if r.URL.Query().Get("watch") == "true" {
-			return hold(w, r)
+			return dpfake.Hold(w, r)
 		}
 		return false
-	}
+	})
 	const deadline = 400 * time.Millisecond
-	c := f.client(t, deadline)
+	c := newClient(t, f, deadline)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	started := time.Now()
 	var wg sync.WaitGroup
 	errs := make([]error, 6)
 	for i := range errs {
-		obj := f.put(fmt.Sprintf("ns%d", i%2), fmt.Sprintf("app%d", i), map[string]any{"generation": int64(1)})
+		obj := f.Put(fmt.Sprintf("ns%d", i%2), fmt.Sprintf("app%d", i), map[string]any{"generation": int64(1)})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

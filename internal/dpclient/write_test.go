@@ -10,14 +10,16 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient/dpfake"
 )
 
 // Two creates of one namespace/name in one process: the second is refused
 // by the claim, although the namespace snapshot still says "not found".
 func TestWrite_ClaimRefusesTheSecondCreateOfOneName(t *testing.T) {
 	f := newFakeAPI(t)
-	f.put("ns", "other", nil)
-	c := f.client(t, time.Second)
+	f.Put("ns", "other", nil)
+	c := newClient(t, f, time.Second)
 	ctx := context.Background()
 	// Two reads of the namespace: the next existence checks answer from a LIST.
 	for _, name := range []string{"other", "x"} {
@@ -39,11 +41,11 @@ func TestWrite_ClaimRefusesTheSecondCreateOfOneName(t *testing.T) {
 	if err := c.Delete(ctx, "ns", "app", "", false); err != nil {
 		t.Fatal(err)
 	}
-	gets := f.count("GET /apis/deckhouse.io/v1alpha1/namespaces/ns/applications/app")
+	gets := f.Count("GET /apis/deckhouse.io/v1alpha1/namespaces/ns/applications/app")
 	if res := c.Write(ctx, create); res.Outcome != Applied {
 		t.Fatalf("create after the delete: %v %v", res.Outcome, res.Err)
 	}
-	if n := f.count("GET /apis/deckhouse.io/v1alpha1/namespaces/ns/applications/app"); n != gets+1 {
+	if n := f.Count("GET /apis/deckhouse.io/v1alpha1/namespaces/ns/applications/app"); n != gets+1 {
 		t.Fatalf("the create after the delete sent %d GETs, want one (the snapshot is stale for the name)", n-gets)
 	}
 }
@@ -52,9 +54,9 @@ func TestWrite_ClaimRefusesTheSecondCreateOfOneName(t *testing.T) {
 // the same run is not refused as "already exists".
 func TestWrite_DeleteInvalidatesTheExistenceSnapshot(t *testing.T) {
 	f := newFakeAPI(t)
-	f.put("ns", "a", nil)
-	f.put("ns", "b", nil)
-	c := f.client(t, time.Second)
+	f.Put("ns", "a", nil)
+	f.Put("ns", "b", nil)
+	c := newClient(t, f, time.Second)
 	ctx := context.Background()
 	for _, name := range []string{"a", "b"} { // the second read LISTs
 		if _, err := c.existing(ctx, "ns", name); err != nil {
@@ -74,13 +76,13 @@ func TestWrite_DeleteInvalidatesTheExistenceSnapshot(t *testing.T) {
 // write that was held says it may have landed.
 func TestWrite_NotSentAfterTheVerdict(t *testing.T) {
 	f := newFakeAPI(t)
-	f.hook = func(w http.ResponseWriter, r *http.Request) bool {
+	f.SetHook(func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Method == http.MethodPatch {
-			return hold(w, r)
+			return dpfake.Hold(w, r)
 		}
 		return false
-	}
-	c := f.client(t, 300*time.Millisecond)
+	})
+	c := newClient(t, f, 300*time.Millisecond)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	first := c.Write(ctx, WriteRequest{Object: appObject("ns", "a"), ApplyOptions: ApplyOptions{FieldManager: "tf", Create: true}})
@@ -90,13 +92,13 @@ func TestWrite_NotSentAfterTheVerdict(t *testing.T) {
 	if first.Marked || first.MarkErr == nil {
 		t.Fatalf("held write marked %v (%v): the mark must not be sent after the verdict", first.Marked, first.MarkErr)
 	}
-	patches := f.count("PATCH")
+	patches := f.Count("PATCH")
 	started := time.Now()
 	second := c.Write(ctx, WriteRequest{Object: appObject("ns", "b"), ApplyOptions: ApplyOptions{FieldManager: "tf", Create: true}})
 	if second.Outcome != NotSent || !strings.Contains(second.Err.Error(), "not sent: the API server") || time.Since(started) > 100*time.Millisecond {
 		t.Fatalf("write after the verdict: %v %v after %s, want not sent at once", second.Outcome, second.Err, time.Since(started))
 	}
-	if second.Marked || f.count("PATCH") != patches {
+	if second.Marked || f.Count("PATCH") != patches {
 		t.Fatal("a write after the verdict sent a request")
 	}
 	if err := c.Delete(ctx, "ns", "a", "", true); err == nil || !strings.Contains(err.Error(), "not sent") {
@@ -109,21 +111,21 @@ func TestWrite_NotSentAfterTheVerdict(t *testing.T) {
 // connection never sent it.
 func TestWrite_ServerErrorsMayHaveLandedRefusalsWereNeverSent(t *testing.T) {
 	f := newFakeAPI(t)
-	f.hook = func(w http.ResponseWriter, r *http.Request) bool {
+	f.SetHook(func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Method == http.MethodPatch {
-			status(w, http.StatusGatewayTimeout, "Timeout", "the request may still complete")
+			dpfake.Status(w, http.StatusGatewayTimeout, "Timeout", "the request may still complete")
 			return true
 		}
 		return false
-	}
-	c := f.client(t, time.Second)
+	})
+	c := newClient(t, f, time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 800*time.Millisecond)
 	defer cancel()
 	res := c.Write(ctx, WriteRequest{Object: appObject("ns", "a"), ApplyOptions: ApplyOptions{FieldManager: "tf"}})
 	if res.Outcome != MayHaveLanded {
 		t.Fatalf("504 on every attempt: %v %v, want may have landed", res.Outcome, res.Err)
 	}
-	if f.count("PATCH") < 2 {
+	if f.Count("PATCH") < 2 {
 		t.Fatal("504 was not retried")
 	}
 }
@@ -132,7 +134,7 @@ func TestWrite_ServerErrorsMayHaveLandedRefusalsWereNeverSent(t *testing.T) {
 // as a precondition), naming the field manager and the create.
 func TestWrite_PendingMarkIsAMergePatchOfTheAnnotationOnly(t *testing.T) {
 	f := newFakeAPI(t)
-	c := f.client(t, time.Second)
+	c := newClient(t, f, time.Second)
 	ctx := context.Background()
 	res := c.Write(ctx, WriteRequest{Object: appObject("ns", "a"), ApplyOptions: ApplyOptions{FieldManager: "tf", Create: true}})
 	if res.Outcome != Applied {
@@ -143,7 +145,14 @@ func TestWrite_PendingMarkIsAMergePatchOfTheAnnotationOnly(t *testing.T) {
 	if !res.Marked {
 		t.Fatalf("not marked: %v", res.MarkErr)
 	}
-	last := f.bodies[len(f.bodies)-1]
+	reqs := f.Requests()
+	lastPatch := reqs[len(reqs)-1]
+	for _, r := range reqs {
+		if r.Method == http.MethodPatch {
+			lastPatch = r
+		}
+	}
+	last := lastPatch.ContentType + " " + lastPatch.Body
 	want := `application/merge-patch+json {"metadata":{"annotations":{"terraform.deckhouse.io/pending-create":"manager=tf; create=tok"},"uid":"uid-a"}}`
 	if last != want {
 		t.Fatalf("mark sent %s\nwant %s", last, want)
@@ -151,14 +160,14 @@ func TestWrite_PendingMarkIsAMergePatchOfTheAnnotationOnly(t *testing.T) {
 
 	// Never after the Application was deleted during the wait, nor after
 	// the operation was cancelled.
-	patches := f.count("PATCH")
+	patches := f.Count("PATCH")
 	deleted := WriteResult{Outcome: Applied, WaitErr: &WaitError{Deleted: true}}
 	c.markPending(ctx, &unstructured.Unstructured{Object: appObject("ns", "a")}, "tf", "m", &deleted)
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	cancelled := WriteResult{Outcome: MayHaveLanded}
 	c.markPending(cctx, &unstructured.Unstructured{Object: appObject("ns", "a")}, "tf", "m", &cancelled)
-	if f.count("PATCH") != patches || deleted.Marked || cancelled.Marked {
+	if f.Count("PATCH") != patches || deleted.Marked || cancelled.Marked {
 		t.Fatal("a mark was sent after a deletion or a cancellation")
 	}
 }
@@ -198,16 +207,16 @@ func TestAdoptable_OnlyTheFieldManagersOwnMark(t *testing.T) {
 // not at once, and the wait ends with a timeout.
 func TestWait_GoneIsRewatchedWithBackoffAndEndsInATimeout(t *testing.T) {
 	f := newFakeAPI(t)
-	f.put("ns", "a", map[string]any{"generation": 1})
-	f.hook = func(w http.ResponseWriter, r *http.Request) bool {
+	f.Put("ns", "a", map[string]any{"generation": 1})
+	f.SetHook(func(w http.ResponseWriter, r *http.Request) bool {
 		if r.URL.Query().Get("watch") != "true" {
 			return false
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","code":410,"reason":"Expired","message":"too old resource version"}}` + "\n"))
 		return true
-	}
-	c := f.client(t, time.Second)
+	})
+	c := newClient(t, f, time.Second)
 	const window = 2 * time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), window)
 	defer cancel()
@@ -218,7 +227,7 @@ func TestWait_GoneIsRewatchedWithBackoffAndEndsInATimeout(t *testing.T) {
 	if !errors.As(err, &we) || !we.Timeout {
 		t.Fatalf("wait against 410s: %v, want a timeout", err)
 	}
-	if n := f.count("WATCH"); n > 10 {
+	if n := f.Count("WATCH"); n > 10 {
 		t.Fatalf("%d watches in %s against a server answering 410, want backoff (at most 10)", n, window)
 	}
 }

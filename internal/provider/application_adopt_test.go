@@ -100,14 +100,12 @@ func TestAccApplication_ImportThenAdjustTakesOverAndStoresNoForeignSecret(t *tes
 	for cli, path := range clis(t) {
 		for _, mode := range []string{"omit", "read"} {
 			t.Run(cli+"/"+mode, func(t *testing.T) {
-				t.Parallel()
-				e := newAppEnv(t)
+				e := newAccEnv(t, withCLI(path))
+				c := e.cli
 				marker := "s" + randomHex(t, 10)
 				e.createAs("kubectl-create", "app", map[string]any{
 					"replicas": int64(2), "domain": marker + ".example.com", "auth": map[string]any{"password": marker},
 				})
-				c := newTofuCLI(t, false)
-				c.tofu = path
 				s := &secretScan{t: t, c: c, e: e, needles: secretNeedles(marker), skipClusterStatus: true}
 				provider := strings.Replace(e.providerBlock(), "config_path", "import_settings = \""+mode+"\"\n  config_path", 1)
 				resource := strings.TrimPrefix(e.config("  settings = { replicas = 3 }\n  package_repository_name = \"main\""), e.providerBlock())
@@ -183,11 +181,9 @@ func TestAccApplication_KeyOfAnotherManagerBesideNoSettingsPlansCleanAndWarns(t 
 	for cli, path := range clis(t) {
 		for _, tc := range cases {
 			t.Run(cli+"/"+tc.name, func(t *testing.T) {
-				t.Parallel()
-				e := newAppEnv(t)
+				e := newAccEnv(t, withCLI(path))
+				c := e.cli
 				marker := "s" + randomHex(t, 10)
-				c := newTofuCLI(t, false)
-				c.tofu = path
 				s := &secretScan{t: t, c: c, e: e, needles: secretNeedles(marker), skipClusterStatus: true}
 				c.write(e.config(tc.settings))
 				s.ok("apply", "-auto-approve")

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -18,12 +17,8 @@ import (
 // few seconds after the apply starts; the apply waits for it (progress at
 // INFO), runs the checks and writes. A draft version is not waited for.
 func TestAccApplication_ApplyWaitsForAVersionPublishedDuringTheApply(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("needs OpenTofu and the local control plane (TF_ACC=1)")
-	}
-	t.Parallel()
-	e := newAppEnv(t)
-	c := newTofuCLI(t, false)
+	e := newAccEnv(t, withCLI(""))
+	c := e.cli
 	c.write(strings.Replace(e.config(`  settings = { replicas = 2 }`), `"v1.0.0"`, `"v2.0.0"`, 1))
 
 	plan := c.must("plan", "-out=bootstrap.tfplan")

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
 	"regexp"
 	"testing"
 	"time"
@@ -79,11 +78,7 @@ func (e *appEnv) updateApplicationStatus(name string, change func(status map[str
 }
 
 func TestAccApplicationDataSource_SpecStatusAndEffectiveSettings(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("needs the local control plane (TF_ACC=1)")
-	}
-	t.Parallel()
-	e := newAppEnv(t)
+	e := newAccEnv(t)
 	e.seedApplication("web", e.pkg, map[string]any{"replicas": int64(2), "auth": map[string]any{"password": "s3cret"}})
 	// What DP reports beyond the stand-in controller: addresses and a tip.
 	e.updateApplicationStatus("web", func(status map[string]any) {
@@ -165,11 +160,7 @@ data "deckhouse_application" "missing" {
 }
 
 func TestAccApplicationDataSource_SettingsAreSensitive(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("needs the local control plane (TF_ACC=1)")
-	}
-	t.Parallel()
-	e := newAppEnv(t)
+	e := newAccEnv(t)
 	e.seedApplication("web", e.pkg, map[string]any{"auth": map[string]any{"password": "s3cret"}})
 	// An output of a sensitive value must be declared sensitive.
 	resource.Test(t, resource.TestCase{
@@ -211,11 +202,7 @@ output "user" {
 // effective_settings, and DP's record, which the resource's state holds once
 // (as effective_settings, last_applied_settings null) when they are equal.
 func TestAccApplicationStatus_ResourceAndDataSourceAgree(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("needs the local control plane (TF_ACC=1)")
-	}
-	t.Parallel()
-	e := newAppEnv(t)
+	e := newAccEnv(t)
 	cfg := e.config(`  settings = { replicas = 2 }
   wait_for = "Ready"`) + `
 data "deckhouse_application" "test" {
@@ -274,11 +261,7 @@ data "deckhouse_application" "test" {
 // not applied the current generation (here it rejected it) they are null,
 // and last_applied_settings still shows what DP applied last.
 func TestAccApplicationDataSource_EffectiveSettingsNullWhileDPHasNotAppliedTheGeneration(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("needs the local control plane (TF_ACC=1)")
-	}
-	t.Parallel()
-	e := newAppEnv(t)
+	e := newAccEnv(t)
 	e.seedApplication("web", e.pkg, map[string]any{"replicas": int64(2)})
 	client := e.cp.Dynamic().Resource(dpapi.ApplicationGVR).Namespace(e.namespace)
 	ctx := context.Background()

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"os"
 	"strings"
 	"testing"
 )
@@ -14,11 +13,7 @@ import (
 // state holds the cluster's settings and a configuration equal to them
 // plans no change, while a differing one plans the update of that key.
 func TestAccApplication_ImportSettingsReadPlansNoChangeForEqualSettings(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("needs OpenTofu and the local control plane (TF_ACC=1)")
-	}
-	t.Parallel()
-	e := newAppEnv(t)
+	e := newAccEnv(t)
 	e.seedApplication("app", e.pkg, map[string]any{"replicas": int64(2), "domain": "web.example.com"})
 	importBlock := "\nimport {\n  to = deckhouse_application.test\n  id = \"" + e.namespace + "/app\"\n}\n"
 	config := func(providerArgs, settings string) string {

@@ -10,11 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8stypes "k8s.io/apimachinery/pkg/types"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 )
 
 // TestAccListResource_ListsApplicationsThroughTheProtocol drives
@@ -25,11 +26,7 @@ import (
 // an import records it (no settings); without namespace every namespace is
 // listed; the limit is honoured.
 func TestAccListResource_ListsApplicationsThroughTheProtocol(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("needs the local control plane (TF_ACC=1)")
-	}
-	t.Parallel()
-	e := newAppEnv(t)
+	e := newAccEnv(t)
 	second := e.inNamespace("b")
 	e.seedApplication("web", e.pkg, map[string]any{"domain": "not-listed.example.com"})
 	e.seedApplication("api", e.pkg, nil)
@@ -173,16 +170,14 @@ func TestAccListResource_QueryGeneratesConfigAndImportBlocksThroughTerraform(t *
 	if tf == "" {
 		t.Skip("no Terraform 1.14 or later: tools/bootstrap.sh terraform-query builds one, or set DECKHOUSE_TEST_TERRAFORM_QUERY")
 	}
-	t.Parallel()
-	e := newAppEnv(t)
+	e := newAccEnv(t, withCLI(tf))
+	c := e.cli
 	second := e.inNamespace("b")
 	const marker = "listed-settings-value.example.com"
 	e.seedApplication("web", e.pkg, map[string]any{"domain": marker})
 	e.seedApplication("api", e.pkg, nil)
 	second.seedApplication("db", e.pkg, nil)
 
-	c := newTofuCLI(t, false)
-	c.tofu = tf
 	c.write(e.providerBlock())
 	query := fmt.Sprintf("list \"deckhouse_application\" \"team\" {\n  provider = deckhouse\n  config {\n    namespace    = %q\n    package_name = %q\n  }\n}\n", e.namespace, e.pkg)
 	if err := os.WriteFile(filepath.Join(c.dir, "onboard.tfquery.hcl"), []byte(query), 0o644); err != nil {

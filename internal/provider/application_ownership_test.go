@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
@@ -22,12 +21,8 @@ import (
 // fails it); an update of this configuration's own settings keeps the
 // foreign keys in the cluster.
 func TestAccApplication_SettingsOfAnotherFieldManagerCauseNoDiffAndAreNeverShown(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("needs OpenTofu and the local control plane (TF_ACC=1)")
-	}
-	t.Parallel()
-	e := newAppEnv(t)
-	c := newTofuCLI(t, false)
+	e := newAccEnv(t, withCLI(""))
+	c := e.cli
 	c.write(e.config(`  settings = { replicas = 2 }`))
 	c.must("apply", "-auto-approve")
 

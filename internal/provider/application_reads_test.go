@@ -20,8 +20,7 @@ import (
 // A refresh of several Applications of one namespace (one GET, then one
 // LIST) still sees drift and deletions made outside OpenTofu.
 func TestAccApplication_RefreshThroughTheNamespaceList(t *testing.T) {
-	t.Parallel()
-	e := newAppEnv(t)
+	e := newAccEnv(t)
 	var cfg strings.Builder
 	cfg.WriteString(e.providerBlock())
 	for _, name := range []string{"a", "b", "c"} {

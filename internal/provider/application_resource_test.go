@@ -37,6 +37,7 @@ type appEnv struct {
 	namespace  string
 	pkg        string
 	repository string
+	cli        *tofuCLI // a CLI working folder, when newAccEnv is asked for one
 }
 
 var appEnvSeq atomic.Int64
@@ -138,8 +139,7 @@ func effective(keys ...string) tfjsonpath.Path {
 }
 
 func TestAccApplication_CreateUpdateImportDriftDelete(t *testing.T) {
-	t.Parallel()
-	e := newAppEnv(t)
+	e := newAccEnv(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             e.checkDestroyed,
@@ -251,8 +251,7 @@ func TestAccApplication_CreateUpdateImportDriftDelete(t *testing.T) {
 }
 
 func TestAccApplication_PlanRejectsInvalidSettings(t *testing.T) {
-	t.Parallel()
-	e := newAppEnv(t)
+	e := newAccEnv(t)
 	step := func(settings, want string) resource.TestStep {
 		return resource.TestStep{
 			Config:      e.config("  settings = " + settings),
@@ -286,8 +285,7 @@ resource "deckhouse_application" "test" {
 }
 
 func TestAccApplication_UpdateRules(t *testing.T) {
-	t.Parallel()
-	e := newAppEnv(t)
+	e := newAccEnv(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             e.checkDestroyed,
@@ -317,8 +315,7 @@ func TestAccApplication_UpdateRules(t *testing.T) {
 }
 
 func TestAccApplication_DestructiveSwitch(t *testing.T) {
-	t.Parallel()
-	e := newAppEnv(t)
+	e := newAccEnv(t)
 	external := `  settings = { storage = { mode = "External", url = "https://s3.example.com" } }`
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -349,8 +346,7 @@ func TestAccApplication_DestructiveSwitch(t *testing.T) {
 // sensitive_settings, whose old value the plan cannot know) fails the apply
 // with the condition message.
 func TestAccApplication_SensitiveSettings(t *testing.T) {
-	t.Parallel()
-	e := newAppEnv(t)
+	e := newAccEnv(t)
 	const first, second = "s3cr3t-first-value", "s3cr3t-second-value"
 	cfg := func(secret, version string) string {
 		_ = secret // passed as an ephemeral variable, as users do
@@ -422,8 +418,7 @@ variable "password" {
 // TestAccApplication_UnpublishedVersion: a plan against a version not
 // published yet passes with a warning; once published, apply succeeds.
 func TestAccApplication_UnpublishedVersion(t *testing.T) {
-	t.Parallel()
-	e := newAppEnv(t)
+	e := newAccEnv(t)
 	cfg := strings.Replace(e.config(`  settings = { replicas = 2 }`), `"v1.0.0"`, `"v2.0.0"`, 1)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,

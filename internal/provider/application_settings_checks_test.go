@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -19,11 +18,7 @@ import (
 // could not run the checks (version not published) still fails in strict
 // mode.
 func TestAccApplication_SettingsChecksWarningLetsDPDecide(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("needs the local control plane (TF_ACC=1)")
-	}
-	t.Parallel()
-	e := newAppEnv(t)
+	e := newAccEnv(t)
 	cfg := func(version, extra string) string {
 		c := e.config(`  settings = { replicas = 2, debug = true }
   wait     = false

@@ -34,7 +34,6 @@ resource "deckhouse_application" "test" {
 // with a new package version (DP skips oldSelf rules on a version change);
 // the new version's other checks (here: its schema) still run.
 func TestAccApplicationUpgrade_OldSelfRulesSkippedWhenTheVersionChanges(t *testing.T) {
-	t.Parallel()
 	e := newDPVerdictEnv(t)
 	if err := e.cp.SeedPackageVersion(context.Background(), localdp.PackageVersionSeed{
 		Repository: e.repository, Package: e.pkg, Version: "v1.1.0", Dir: testPackage(t, "dpverdict"),
@@ -87,10 +86,8 @@ func TestAccApplication_PlanShowsTheProjectDefault(t *testing.T) {
 	t.Parallel()
 	for name, bin := range clis(t) {
 		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			cli := newTofuCLI(t, false)
-			cli.tofu = bin
-			e := newAppEnv(t)
+			e := newAccEnv(t, withCLI(bin))
+			cli := e.cli
 			cli.write(e.config(`  settings = { replicas = 2 }`))
 			res := cli.must("plan", "-out", "tfplan")
 			if !outputHas(res, `storageClass = "fast"`) {
@@ -119,7 +116,6 @@ func TestAccApplication_PlanShowsTheProjectDefault(t *testing.T) {
 // status.currentVersion, so an upgrade still skips the oldSelf rules, and
 // an update on the installed version still runs them.
 func TestAccApplicationUpgrade_AfterImportTheClusterSaysWhichVersionIsInstalled(t *testing.T) {
-	t.Parallel()
 	e := newDPVerdictEnv(t)
 	if err := e.cp.SeedPackageVersion(context.Background(), localdp.PackageVersionSeed{
 		Repository: e.repository, Package: e.pkg, Version: "v1.1.0", Dir: testPackage(t, "dpverdict"),

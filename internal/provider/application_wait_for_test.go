@@ -15,8 +15,7 @@ import (
 // is Ready (the stand-in controller delays Ready by an annotation), and the
 // state's status holds the summary, the URLs and every condition.
 func TestAccApplication_WaitForReady(t *testing.T) {
-	t.Parallel()
-	e := newAppEnv(t)
+	e := newAccEnv(t)
 	status := func(p ...string) tfjsonpath.Path {
 		at := tfjsonpath.New("status")
 		for _, k := range p {

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -16,11 +15,7 @@ import (
 // namespace, sorted by namespace then name, and the package filter still
 // applies.
 func TestAccApplicationsDataSource_WithoutNamespaceListsEveryNamespace(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("needs the local control plane (TF_ACC=1)")
-	}
-	t.Parallel()
-	e := newAppEnv(t)
+	e := newAccEnv(t)
 	second := e.inNamespace("b")
 	e.seedApplication("web", e.pkg, nil)
 	second.seedApplication("api", e.pkg, nil)

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -18,11 +17,7 @@ import (
 )
 
 func TestAccApplicationsDataSource_NamespaceAndPackageFilter(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("needs the local control plane (TF_ACC=1)")
-	}
-	t.Parallel()
-	e := newAppEnv(t)
+	e := newAccEnv(t)
 	other := e.pkg + "-b"
 	if err := e.cp.SeedPackageVersion(context.Background(), localdp.PackageVersionSeed{
 		Repository: e.repository, Package: other, Version: "v1.0.0", SettingsSchema: []byte(`{"type": "object"}`),

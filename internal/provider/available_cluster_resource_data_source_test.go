@@ -11,8 +11,7 @@ import (
 )
 
 func TestAccAvailableClusterResource_CatalogAndMissing(t *testing.T) {
-	t.Parallel()
-	e := newAppEnv(t)
+	e := newAccEnv(t)
 	cfg := e.providerBlock() + fmt.Sprintf(`
 data "deckhouse_available_cluster_resource" "sc" {
   namespace = %[1]q

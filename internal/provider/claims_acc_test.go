@@ -10,8 +10,7 @@ import (
 // create is refused by the claim of the first, whatever the namespace
 // snapshot says; one Application and one state entry.
 func TestAccClaims_TwoResourcesWithOneNameRefuseTheSecond(t *testing.T) {
-	t.Parallel()
-	f := newFaultEnv(t, false)
+	f := newFaultEnv(t)
 	f.cli.write(f.provider("") + f.app("first", "app", "  settings = { replicas = 2 }") + f.app("second", "app", "  settings = { replicas = 3 }"))
 	res := f.cli.run(nil, "apply", "-auto-approve")
 	if res.Code == 0 || !outputHas(res, "another resource of this configuration creates Application") {
@@ -30,8 +29,7 @@ func TestAccClaims_TwoResourcesWithOneNameRefuseTheSecond(t *testing.T) {
 // the same name): no create is refused as "already exists" by a namespace
 // snapshot taken before its delete, and every Application is there after.
 func TestAccClaims_ReplacementsInOneNamespaceAreCreatedAgain(t *testing.T) {
-	t.Parallel()
-	f := newFaultEnv(t, false)
+	f := newFaultEnv(t)
 	const n = 6
 	f.cli.write(f.provider("") + f.apps(n, ""))
 	f.cli.must("apply", "-auto-approve")

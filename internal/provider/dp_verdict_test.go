@@ -17,20 +17,13 @@ import (
 // dpverdict package published, and an OpenTofu working folder.
 type dpVerdictEnv struct {
 	*appEnv
-	cli *tofuCLI
 }
 
 func newDPVerdictEnv(t *testing.T) *dpVerdictEnv {
 	t.Helper()
-	cli := newTofuCLI(t, false)
-	e := newAppEnv(t)
-	e.pkg += "-dpv"
-	if err := e.cp.SeedPackageVersion(context.Background(), localdp.PackageVersionSeed{
-		Repository: e.repository, Package: e.pkg, Version: "v1.0.0", Dir: testPackage(t, "dpverdict"),
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return &dpVerdictEnv{appEnv: e, cli: cli}
+	e := newAccEnv(t, withCLI(""), withPackageSuffix("-dpv"),
+		withPackageVersion(localdp.PackageVersionSeed{Version: "v1.0.0", Dir: testPackage(t, "dpverdict")}))
+	return &dpVerdictEnv{appEnv: e}
 }
 
 // write configures one Application "app" with the given settings body.
@@ -41,7 +34,6 @@ func (e *dpVerdictEnv) write(settings string) {
 // An object marked x-deckhouse-immutable is compared whole, as DP's webhook
 // does: a key added under it fails the plan, naming the object.
 func TestAccDPVerdict_KeyAddedUnderFrozenObjectFailsThePlan(t *testing.T) {
-	t.Parallel()
 	e := newDPVerdictEnv(t)
 	e.write(`{ postgres = { size = "small" } }`)
 	e.cli.must("apply", "-auto-approve")
@@ -55,7 +47,6 @@ func TestAccDPVerdict_KeyAddedUnderFrozenObjectFailsThePlan(t *testing.T) {
 // oldSelf is the previous settings as written: a rule over a defaulted
 // field the user never wrote passes, as in DP, at plan and at apply.
 func TestAccDPVerdict_OldSelfRuleOverDefaultedFieldPassesAsInDP(t *testing.T) {
-	t.Parallel()
 	e := newDPVerdictEnv(t)
 	e.write(`{}`)
 	e.cli.must("apply", "-auto-approve")
@@ -87,7 +78,6 @@ func TestAccDPVerdict_UnpublishablePackageRefusedOffline(t *testing.T) {
 // resources labelled with the instance (simulated by the local control
 // plane), and keeps one whose resource policy is keep.
 func TestAccDPVerdict_DestroyRemovesLabelledOrphanKeepsKept(t *testing.T) {
-	t.Parallel()
 	e := newDPVerdictEnv(t)
 	e.write(`{}`)
 	e.cli.must("apply", "-auto-approve")
@@ -134,16 +124,9 @@ func TestAccDPVerdict_CatalogWithoutDefaultWarnsOutsideAvailable(t *testing.T) {
 // into the ApplicationPackageVersion directly) is named at plan with the
 // reason, and plan_checks = "required" makes it an error.
 func TestAccDPVerdict_ServedUnpublishableSchemaNamedAtPlan(t *testing.T) {
-	t.Parallel()
-	cli := newTofuCLI(t, false)
-	e := newAppEnv(t)
-	e.pkg += "-bad"
-	if err := e.cp.SeedPackageVersion(context.Background(), localdp.PackageVersionSeed{
-		Repository: e.repository, Package: e.pkg, Version: "v1.0.0",
-		SettingsSchema: []byte(`{"type": "object", "properties": {"size": {"type": "string", "x-deckhouse-immutable": "true"}}}`),
-	}); err != nil {
-		t.Fatal(err)
-	}
+	e := newAccEnv(t, withCLI(""), withPackageSuffix("-bad"), withPackageVersion(localdp.PackageVersionSeed{Version: "v1.0.0",
+		SettingsSchema: []byte(`{"type": "object", "properties": {"size": {"type": "string", "x-deckhouse-immutable": "true"}}}`)}))
+	cli := e.cli
 	cli.write(fmt.Sprintf("provider \"deckhouse\" {\n  config_path = %q\n  plan_checks = \"required\"\n}\n", e.cp.KubeconfigPath()) +
 		fmt.Sprintf(`
 resource "deckhouse_application" "test" {

@@ -27,12 +27,10 @@ func TestAccEphemeralApplication_ReadsSecretsIntoNoStateOrPlan(t *testing.T) {
 	}
 	for cli, path := range clis(t) {
 		t.Run(cli, func(t *testing.T) {
-			t.Parallel()
-			e := newAppEnv(t)
+			e := newAccEnv(t, withCLI(path))
+			c := e.cli
 			marker := "SECRET-" + randomHex(t, 12)
 			e.seedApplication("app", e.pkg, map[string]any{"replicas": int64(2), "auth": map[string]any{"password": marker}})
-			c := newTofuCLI(t, false)
-			c.tofu = path
 			s := &secretScan{t: t, c: c, e: e, needles: secretNeedles(marker)}
 			sum := sha256.Sum256([]byte(marker))
 			digest := hex.EncodeToString(sum[:])

@@ -25,15 +25,12 @@ import (
 type faultEnv struct {
 	*appEnv
 	proxy *faultproxy.Proxy
-	cli   *tofuCLI
 }
 
-func newFaultEnv(t *testing.T, race bool) *faultEnv {
+// newFaultEnv is newAccEnv with a CLI (opts add to it) and the proxy.
+func newFaultEnv(t *testing.T, opts ...accOption) *faultEnv {
 	t.Helper()
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("needs the local control plane and OpenTofu (TF_ACC=1)")
-	}
-	e := newAppEnv(t)
+	e := newAccEnv(t, append([]accOption{withCLI("")}, opts...)...)
 	cfg := e.cp.RESTConfig()
 	var (
 		logMu sync.Mutex
@@ -57,7 +54,7 @@ func newFaultEnv(t *testing.T, race bool) *faultEnv {
 			t.Logf("proxy log (last 200 lines):\n%s", strings.Join(log[max(0, len(log)-200):], "\n"))
 		}
 	})
-	return &faultEnv{appEnv: e, proxy: p, cli: newTofuCLI(t, race)}
+	return &faultEnv{appEnv: e, proxy: p}
 }
 
 // provider is a provider block that connects through the proxy.
@@ -99,8 +96,7 @@ func (f *faultEnv) countApps() int {
 // A 503 without Retry-After and a reset connection on the create's
 // server-side apply are retried: the apply succeeds with one Application.
 func TestAccFaults_CreatePatchRetriedAfter503AndReset(t *testing.T) {
-	t.Parallel()
-	f := newFaultEnv(t, false)
+	f := newFaultEnv(t)
 	status := f.proxy.Add(faultproxy.Rule{Verb: faultproxy.VerbPatch, Resource: "applications", Times: 1, Action: faultproxy.Status(503)})
 	reset := f.proxy.Add(faultproxy.Rule{Verb: faultproxy.VerbPatch, Resource: "applications", Times: 1, Action: faultproxy.ResetBefore()})
 	f.cli.write(f.provider("") + f.app("test", "app", "  settings = { replicas = 2 }"))
@@ -122,8 +118,7 @@ func TestAccFaults_CreatePatchRetriedAfter503AndReset(t *testing.T) {
 // fails saying the Application may exist, records nothing, and the rerun
 // adopts the Application it wrote: one object, no DELETE.
 func TestAccFaults_LostReplyThenRerunAdopts(t *testing.T) {
-	t.Parallel()
-	f := newFaultEnv(t, false)
+	f := newFaultEnv(t)
 	lost := f.proxy.Add(faultproxy.Rule{Verb: faultproxy.VerbPatch, Resource: "applications", Action: faultproxy.ResetAfter()})
 	f.cli.write(f.provider("") + f.app("test", "app", "  settings = { replicas = 2 }\n  timeouts {\n    create = \"8s\"\n  }"))
 	res := f.cli.run(nil, "apply", "-auto-approve")
@@ -157,8 +152,7 @@ func TestAccFaults_LostReplyThenRerunAdopts(t *testing.T) {
 // (at most 5 watch requests per second) and the apply succeeds once the
 // watches work again.
 func TestAccFaults_WatchCutForTwentySeconds(t *testing.T) {
-	t.Parallel()
-	f := newFaultEnv(t, false)
+	f := newFaultEnv(t)
 	cut := f.proxy.Add(faultproxy.Rule{Verb: faultproxy.VerbWatch, Resource: "applications", Action: faultproxy.CutWatch()})
 	const window = 20 * time.Second
 	time.AfterFunc(window, cut.Disable)
@@ -181,8 +175,7 @@ func TestAccFaults_WatchCutForTwentySeconds(t *testing.T) {
 
 // Watch ERROR events with a 500 are retried.
 func TestAccFaults_WatchErrorEventsRetried(t *testing.T) {
-	t.Parallel()
-	f := newFaultEnv(t, false)
+	f := newFaultEnv(t)
 	errs := f.proxy.Add(faultproxy.Rule{Verb: faultproxy.VerbWatch, Resource: "applications", Times: 3, Action: faultproxy.WatchError(500)})
 	f.cli.write(f.provider("") + f.app("test", "app", "  settings = { replicas = 2 }"))
 	f.cli.must("apply", "-auto-approve")
@@ -196,8 +189,7 @@ func TestAccFaults_WatchErrorEventsRetried(t *testing.T) {
 // The create's wait times out (every watch cut): nothing is recorded and
 // nothing is deleted; the rerun adopts the Application and succeeds.
 func TestAccFaults_CreateWaitTimeoutThenRerun(t *testing.T) {
-	t.Parallel()
-	f := newFaultEnv(t, false)
+	f := newFaultEnv(t)
 	// No verdict may reach the wait: the write's reply carries no status
 	// yet, and every watch is cut.
 	cut := f.proxy.Add(faultproxy.Rule{Verb: faultproxy.VerbWatch, Resource: "applications", Action: faultproxy.CutWatch()})
@@ -228,8 +220,7 @@ func TestAccFaults_CreateWaitTimeoutThenRerun(t *testing.T) {
 // Two configurations with the same namespace and name: the second create
 // is refused, and the first keeps its Application.
 func TestAccFaults_SecondConfigurationWithTheSameNameRefused(t *testing.T) {
-	t.Parallel()
-	f := newFaultEnv(t, false)
+	f := newFaultEnv(t)
 	f.cli.write(f.provider("") + f.app("first", "app", "  settings = { replicas = 2 }"))
 	f.cli.must("apply", "-auto-approve")
 	other := newTofuCLI(t, false)
@@ -257,8 +248,7 @@ func TestAccFaults_SecondConfigurationWithTheSameNameRefused(t *testing.T) {
 // sensitive_settings, which the plan cannot compare): the apply fails, and
 // the next plan is not empty until DP has applied the configured settings.
 func TestAccFaults_RejectedUpdateStaysVisible(t *testing.T) {
-	t.Parallel()
-	f := newFaultEnv(t, false)
+	f := newFaultEnv(t)
 	app := func(password, version string) string {
 		return f.provider("") + f.app("test", "app", fmt.Sprintf(`  settings = { replicas = 2 }
   sensitive_settings = { auth = { password = %q } }
@@ -286,8 +276,7 @@ func TestAccFaults_RejectedUpdateStaysVisible(t *testing.T) {
 // A slow API server at plan: each read is bounded by request_timeout, and
 // the plan fails with a clear error instead of hanging.
 func TestAccFaults_SlowReadAtPlanBoundedByTheDeadline(t *testing.T) {
-	t.Parallel()
-	f := newFaultEnv(t, false)
+	f := newFaultEnv(t)
 	f.cli.write(f.provider("") + f.app("test", "app", "  settings = { replicas = 2 }"))
 	f.cli.must("apply", "-auto-approve")
 	f.proxy.Add(faultproxy.Rule{Verb: faultproxy.VerbGet, Resource: "applications", Action: faultproxy.Delay(time.Minute)})
@@ -311,8 +300,7 @@ func TestAccFaults_SlowReadAtPlanBoundedByTheDeadline(t *testing.T) {
 // Applications are answered 429, with a provider built with -race: all are
 // created, the plan is clean afterwards, and the race detector stays quiet.
 func TestAccFaults_FiftyApplicationsUnderThrottling(t *testing.T) {
-	t.Parallel()
-	f := newFaultEnv(t, true)
+	f := newFaultEnv(t, withRaceProvider())
 	f.cli.env = append(f.cli.env, "GORACE=halt_on_error=1 exitcode=66")
 	throttle := f.proxy.Add(faultproxy.Rule{Resource: "applications", Every: 5, Action: faultproxy.Status(429).WithRetryAfter(1)})
 	var cfg strings.Builder
@@ -461,8 +449,7 @@ func markApplied(ctx context.Context, cp *localdp.ControlPlane, ns, name string)
 // A field another manager owns: the apply is refused with an error naming
 // the manager and the field, never its value; force_conflicts takes it over.
 func TestAccFaults_ConflictNamesTheOtherManagerAndTheField(t *testing.T) {
-	t.Parallel()
-	f := newFaultEnv(t, false)
+	f := newFaultEnv(t)
 	f.cli.write(f.provider("") + f.app("test", "app", "  settings = { replicas = 2 }"))
 	f.cli.must("apply", "-auto-approve")
 	body := []byte(fmt.Sprintf(`{"apiVersion":"deckhouse.io/v1alpha1","kind":"Application","metadata":{"name":"app","namespace":%q},"spec":{"settings":{"replicas":7}}}`, f.namespace))

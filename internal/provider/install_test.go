@@ -85,8 +85,7 @@ func TestAccInstall_InitFromFilesystemMirror(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			e := newAppEnv(t)
+			e := newAccEnv(t)
 			home := t.TempDir()
 			layOutMirror(t, tt.setup(t, home))
 			// An empty TF_CLI_CONFIG_FILE: the CLI reads the user's files from HOME.

@@ -255,9 +255,8 @@ func TestAccNetMirror_InitWithReadonlyLockFileInstallsFromHTTPSMirror(t *testing
 	srv := serveMirror(t, mirror)
 	for name, cliPath := range clis(t) {
 		t.Run(name, func(t *testing.T) {
-			t.Parallel()
+			e := newAccEnv(t)
 			host := registryHost(name)
-			e := newAppEnv(t)
 			c := newMirrorCLI(t, cliPath, srv)
 			writeFile(t, filepath.Join(c.dir, "main.tf"), mirrorConfig(e))
 			writeLockFile(t, c, host, version, mirrorHashes(t, mirror, host, version))

@@ -13,8 +13,7 @@ import (
 )
 
 func TestAccPackageVersion_PublishedAndMissing(t *testing.T) {
-	t.Parallel()
-	e := newAppEnv(t)
+	e := newAccEnv(t)
 	cfg := e.providerBlock() + fmt.Sprintf(`
 data "deckhouse_application_package_version" "v1" {
   repository = "main"

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -16,11 +15,7 @@ import (
 )
 
 func TestAccPackageVersions_SortedWithNewestPerRepository(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("needs the local control plane (TF_ACC=1)")
-	}
-	t.Parallel()
-	e := newAppEnv(t) // publishes main/v1.0.0
+	e := newAccEnv(t) // publishes main/v1.0.0
 	for _, s := range []localdp.PackageVersionSeed{
 		{Repository: "main", Version: "v1.10.0"},
 		{Repository: "main", Version: "v1.2.0"},

@@ -16,8 +16,7 @@ resource "terraform_data" "host" {
 // An unknown leaf does not switch the checks off: an undeclared sibling
 // still fails the plan at its own path.
 func TestAccPlanVerdict_UnknownLeafStillChecksItsSiblings(t *testing.T) {
-	t.Parallel()
-	f := newFaultEnv(t, false)
+	f := newFaultEnv(t)
 	f.cli.write(f.provider("") + unknownHost + f.app("test", "app", `  settings = {
     domain   = terraform_data.host.output
     replicas = 2
@@ -37,8 +36,7 @@ func TestAccPlanVerdict_UnknownLeafStillChecksItsSiblings(t *testing.T) {
 // With only the unknown value, the plan passes with a warning that names
 // the checks it could not run, and shows the effective settings it knows.
 func TestAccPlanVerdict_UnknownLeafWarnsAndNamesTheSkippedChecks(t *testing.T) {
-	t.Parallel()
-	f := newFaultEnv(t, false)
+	f := newFaultEnv(t)
 	f.cli.write(f.provider("") + unknownHost + f.app("test", "app", `  settings = {
     domain   = terraform_data.host.output
     replicas = 2
@@ -59,8 +57,7 @@ func TestAccPlanVerdict_UnknownLeafWarnsAndNamesTheSkippedChecks(t *testing.T) {
 
 // plan_checks = "required" turns the unknown-value warning into an error.
 func TestAccPlanVerdict_StrictModeRefusesUnknownValues(t *testing.T) {
-	t.Parallel()
-	f := newFaultEnv(t, false)
+	f := newFaultEnv(t)
 	f.cli.write(f.provider(`  plan_checks = "required"`) + unknownHost + f.app("test", "app", `  settings = {
     domain = terraform_data.host.output
   }`))
@@ -75,8 +72,7 @@ func TestAccPlanVerdict_StrictModeRefusesUnknownValues(t *testing.T) {
 // through DECKHOUSE_PLAN_CHECKS; the message says the cluster is
 // unavailable, not misconfigured.
 func TestAccPlanVerdict_UnreachableClusterWarnsOrFails(t *testing.T) {
-	t.Parallel()
-	f := newFaultEnv(t, false)
+	f := newFaultEnv(t)
 	f.proxy.StopUpstream()
 	f.cli.write(f.provider(`  request_timeout = "5s"`) + f.app("test", "app", "  settings = { replicas = 2 }"))
 	res := f.cli.run(nil, "plan")
@@ -92,8 +88,7 @@ func TestAccPlanVerdict_UnreachableClusterWarnsOrFails(t *testing.T) {
 
 // No cluster configured at all is a misconfiguration, said as such.
 func TestAccPlanVerdict_NoClusterIsAMisconfiguration(t *testing.T) {
-	t.Parallel()
-	f := newFaultEnv(t, false)
+	f := newFaultEnv(t)
 	f.cli.env = append(f.cli.env, "KUBE_CONFIG_PATH=", "KUBE_CONFIG_PATHS=", "KUBE_HOST=", "KUBERNETES_SERVICE_HOST=")
 	f.cli.write("provider \"deckhouse\" {\n  plan_checks = \"required\"\n}\n" + f.app("test", "app", "  settings = { replicas = 2 }"))
 	res := f.cli.run(nil, "plan")

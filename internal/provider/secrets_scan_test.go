@@ -38,13 +38,9 @@ import (
 // state, and the Application in the cluster outside spec.settings and DP's
 // copy of the applied settings (status.lastAppliedConfiguration).
 func TestAccSecrets_NeverLeaveTheProcess(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("needs OpenTofu and the local control plane (TF_ACC=1)")
-	}
-	t.Parallel()
-	e := newAppEnv(t)
 	marker := "SECRET-" + randomHex(t, 12)
-	c := newTofuCLI(t, false, "TF_VAR_secret="+marker)
+	e := newAccEnv(t, withCLI("", "TF_VAR_secret="+marker))
+	c := e.cli
 	s := &secretScan{t: t, c: c, e: e, needles: secretNeedles(marker)}
 	if !s.holds([]byte("x" + base64.StdEncoding.EncodeToString([]byte("ab"+marker+"cd")))) {
 		t.Fatal("the scanner does not find the marker's base64 form")

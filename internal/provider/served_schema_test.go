@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,15 +25,9 @@ func TestAccServedSchema_DPsRuntimeRefusalFailsThePlan(t *testing.T) {
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			cli := newTofuCLI(t, false)
-			e := newAppEnv(t)
-			e.pkg += fmt.Sprintf("-served%d", i)
-			if err := e.cp.SeedPackageVersion(context.Background(), localdp.PackageVersionSeed{
-				Repository: e.repository, Package: e.pkg, Version: "v1.0.0", SettingsSchema: []byte(tc.schema),
-			}); err != nil {
-				t.Fatal(err)
-			}
+			e := newAccEnv(t, withCLI(""), withPackageSuffix(fmt.Sprintf("-served%d", i)),
+				withPackageVersion(localdp.PackageVersionSeed{Version: "v1.0.0", SettingsSchema: []byte(tc.schema)}))
+			cli := e.cli
 			cli.write(e.config(fmt.Sprintf("  package_repository_name = %q\n  settings = {}", e.repository)))
 			res := cli.run(nil, "plan")
 			if res.Code == 0 || !outputHas(res, "cannot be installed") || !outputHas(res, tc.reason) {

@@ -13,8 +13,7 @@ import (
 // per Application and one watch, the destroy a DELETE per Application and at
 // most one watch (for the deletions the finalizers hold).
 func TestAccSharedWaits_OneWatchPerNamespaceAtApplyAndDestroy(t *testing.T) {
-	t.Parallel()
-	f := newFaultEnv(t, false)
+	f := newFaultEnv(t)
 	const n = 6
 	var cfg strings.Builder
 	cfg.WriteString(f.provider(""))

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -46,12 +45,8 @@ resource "deckhouse_application" "test" {
 // refused (server-side apply would delete the secret), and the secret stays
 // in the cluster; with the variable it applies and keeps the secret.
 func TestAccTrust_LabelsOnlyUpdateWithoutTheSecretKeepsIt(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("needs OpenTofu and the local control plane (TF_ACC=1)")
-	}
-	t.Parallel()
-	e := newAppEnv(t)
-	c := newTofuCLI(t, false)
+	e := newAccEnv(t, withCLI(""))
+	c := e.cli
 	marker := "SECRET-" + randomHex(t, 10)
 	withSecret := []string{"TF_VAR_secret=" + marker}
 	password := func(step string) {
@@ -99,12 +94,8 @@ func TestAccTrust_LabelsOnlyUpdateWithoutTheSecretKeepsIt(t *testing.T) {
 // same name (another UID) is not the one the state manages: the refresh of
 // destroy drops it from the state with a warning, and destroy leaves it.
 func TestAccTrust_DestroyLeavesARecreatedForeignApplication(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("needs OpenTofu and the local control plane (TF_ACC=1)")
-	}
-	t.Parallel()
-	e := newAppEnv(t)
-	c := newTofuCLI(t, false)
+	e := newAccEnv(t, withCLI(""))
+	c := e.cli
 	c.write(e.config(`  settings = { replicas = 1 }`))
 	c.must("apply", "-auto-approve")
 	old, err := e.get("app")
@@ -150,16 +141,12 @@ func TestAccTrust_DestroyLeavesARecreatedForeignApplication(t *testing.T) {
 // given in sensitive_settings leave no trace in the state, plans, output,
 // log or working folder: the refresh records the message redacted.
 func TestAccSecrets_EncodedFormsLeaveNoTrace(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("needs OpenTofu and the local control plane (TF_ACC=1)")
-	}
-	t.Parallel()
-	e := newAppEnv(t)
-	publishSchema(e, "v1.2.0", "demo-settings-tokens.yaml")
 	marker := "S3cr/t+" + randomHex(t, 10) + ":@x"
 	key := "tenant-" + randomHex(t, 8)
 	const limit = 7310531
-	c := newTofuCLI(t, false, "TF_VAR_secret="+marker, "TF_VAR_key="+key, fmt.Sprintf("TF_VAR_limit=%d", limit))
+	e := newAccEnv(t, withCLI("", "TF_VAR_secret="+marker, "TF_VAR_key="+key, fmt.Sprintf("TF_VAR_limit=%d", limit)))
+	c := e.cli
+	publishSchema(e, "v1.2.0", "demo-settings-tokens.yaml")
 	needles := secretNeedles(marker)
 	needles = append(needles, []byte("7.310531e+06"), []byte("7.310531E+06"), []byte(fmt.Sprint(limit)))
 	s := &secretScan{t: t, c: c, e: e, needles: needles, keyNeedles: secretNeedles(key), skipClusterStatus: true}

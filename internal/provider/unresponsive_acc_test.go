@@ -58,9 +58,7 @@ func forEachCLI(t *testing.T, scenario func(t *testing.T, f *faultEnv)) {
 	t.Helper()
 	for name, path := range clis(t) {
 		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			f := newFaultEnv(t, false)
-			f.cli.tofu = path
+			f := newFaultEnv(t, withCLI(path))
 			scenario(t, f)
 		})
 	}
@@ -212,8 +210,7 @@ func (f *faultEnv) noPendingMarks() {
 // A CA that does not sign the server's certificate fails the plan at once
 // with a configuration error, not a deferred check of an unavailable cluster.
 func TestAccUnresponsive_WrongCAIsAConfigurationError(t *testing.T) {
-	t.Parallel()
-	f := newFaultEnv(t, false)
+	f := newFaultEnv(t)
 	other, err := faultproxy.Start(faultproxy.Config{Upstream: faultproxy.Upstream{URL: f.cp.RESTConfig().Host}})
 	if err != nil {
 		t.Fatal(err)

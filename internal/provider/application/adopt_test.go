@@ -15,11 +15,9 @@ import (
 // nothing unless force_conflicts says so.
 func TestImport_FirstWriteTakesOverTheKeysItSets(t *testing.T) {
 	h := newHarness(t)
-	h.dp.mu.Lock()
 	h.dp.apply("app", map[string]any{"metadata": map[string]any{"name": "app", "namespace": "demo"},
 		"spec": map[string]any{"packageName": "demo-app", "packageVersion": "v1.0.0", "packageRepositoryName": "demo",
 			"settings": map[string]any{"replicas": 2}}})
-	h.dp.mu.Unlock()
 	ctx := context.Background()
 	imported, err := h.srv.ImportResourceState(ctx, &tfprotov6.ImportResourceStateRequest{TypeName: TypeName, ID: "demo/app"})
 	if err != nil || hasError(imported.Diagnostics) || len(imported.ImportedResources) != 1 {

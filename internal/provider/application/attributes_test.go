@@ -353,15 +353,11 @@ func TestAttributeFacts_DeleteReadsWhatDeleteReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHarness(t)
-	t.Cleanup(h.dp.srv.CloseClientConnections) // the waits' watches stay open
-	h.dp.keepOnDelete = true                   // a finalizer holds it: a delete that waits times out
+	t.Cleanup(h.dp.CloseClientConnections) // the waits' watches stay open
+	h.dp.KeepOnDelete(true)                // a finalizer holds it: a delete that waits times out
 	deleteWith := func(state applicationModel) []string {
-		h.dp.mu.Lock()
-		delete(h.dp.apps, "app")
-		h.dp.seq = 0 // the same generation and resourceVersion every time
+		h.dp.Reset() // the same generation and resourceVersion every time, no request yet
 		h.dp.apply("app", applyConfiguration(&state, nil))
-		h.dp.requests = nil
-		h.dp.mu.Unlock()
 		// A client of its own, whose wait shares nothing with the others'.
 		data := &providerdata.Data{FieldManager: h.p.data.FieldManager, RequestTimeout: h.p.data.RequestTimeout, Conn: h.p.data.Conn}
 		diags := (&Resource{data: data}).deleteApp(ctx, &state, privateState{UID: "uid-app"})

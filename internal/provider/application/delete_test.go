@@ -17,12 +17,10 @@ import (
 // sensitive_settings wrote are redacted from it, in every form.
 func TestDelete_TimeoutErrorRedacted(t *testing.T) {
 	h := newHarness(t)
-	h.dp.message = "password " + guardSecret + " in use; dsn " + url.QueryEscape("u:"+guardSecret) + "; " +
-		base64.StdEncoding.EncodeToString([]byte(guardSecret))
+	h.dp.SetMessage("password " + guardSecret + " in use; dsn " + url.QueryEscape("u:"+guardSecret) + "; " +
+		base64.StdEncoding.EncodeToString([]byte(guardSecret)))
 	_, created := createWithSecret(t, h)
-	h.dp.mu.Lock()
-	h.dp.keepOnDelete = true
-	h.dp.mu.Unlock()
+	h.dp.KeepOnDelete(true)
 	state := h.model(created.state)
 	state.Timeouts = timeouts.Value{Object: types.ObjectValueMust(
 		map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType},

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient/dpfake"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
@@ -26,10 +27,13 @@ func TestApplyShortcut_CreatesAsTheFramework(t *testing.T) {
 	withSecret.SensitiveSettings = convert.ToDynamic(map[string]any{"auth": map[string]any{"password": "s3cret"}})
 	withSecret.SensitiveSettingsVersion = types.StringValue("1")
 	refused := func(f *fakeDP) {
-		f.failPatch = func() (int, any) {
-			return http.StatusUnprocessableEntity, map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure",
-				"reason": "Invalid", "code": 422, "message": `admission webhook denied the request: field "replicas": must be at most 1`}
-		}
+		f.SetHook(func(w http.ResponseWriter, r *http.Request) bool {
+			if r.Method != http.MethodPatch {
+				return false
+			}
+			dpfake.Status(w, http.StatusUnprocessableEntity, "Invalid", `admission webhook denied the request: field "replicas": must be at most 1`)
+			return true
+		})
 	}
 	tests := []struct {
 		name    string
@@ -53,7 +57,7 @@ func TestApplyShortcut_CreatesAsTheFramework(t *testing.T) {
 				tt.setup(viaShortcut)
 				tt.setup(viaFramework)
 			}
-			s, f := newServers(t, viaShortcut.srv.URL, ""), newServers(t, viaFramework.srv.URL, "")
+			s, f := newServers(t, viaShortcut.URL, ""), newServers(t, viaFramework.URL, "")
 			req := createRequest(t, f.framework, tt.config)
 			got, err := s.shortcut.ApplyResourceChange(context.Background(), req)
 			if err != nil {
@@ -81,7 +85,7 @@ func TestApplyShortcut_CreatesAsTheFramework(t *testing.T) {
 
 	t.Run("not a create", func(t *testing.T) {
 		dp := newFakeDP(t)
-		s := newServers(t, dp.srv.URL, "")
+		s := newServers(t, dp.URL, "")
 		st := appState()
 		req := createRequest(t, s.framework, demoConfig(map[string]any{"replicas": 2}))
 		req.PriorState = encodeModel(t, st)
@@ -94,7 +98,7 @@ func TestApplyShortcut_CreatesAsTheFramework(t *testing.T) {
 	})
 	t.Run("planned private data", func(t *testing.T) {
 		dp := newFakeDP(t)
-		s := newServers(t, dp.srv.URL, "")
+		s := newServers(t, dp.URL, "")
 		req := createRequest(t, s.framework, demoConfig(map[string]any{"replicas": 2}))
 		req.PlannedPrivate = []byte(`{"imported":"dHJ1ZQ=="}`)
 		if _, err := s.shortcut.ApplyResourceChange(context.Background(), req); err != nil {
@@ -177,7 +181,7 @@ func TestDestroyShortcut_DeletesAsTheFramework(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			viaShortcut, viaFramework := newFakeDP(t), newFakeDP(t)
-			s, f := newServers(t, viaShortcut.srv.URL, ""), newServers(t, viaFramework.srv.URL, "")
+			s, f := newServers(t, viaShortcut.URL, ""), newServers(t, viaFramework.URL, "")
 			create := createRequest(t, f.framework, tt.config)
 			var created *tfprotov6.ApplyResourceChangeResponse
 			for _, srv := range []tfprotov6.ProviderServer{s.framework, f.framework} {
@@ -187,7 +191,8 @@ func TestDestroyShortcut_DeletesAsTheFramework(t *testing.T) {
 				}
 				created = resp
 			}
-			viaShortcut.keepOnDelete, viaFramework.keepOnDelete = tt.keep, tt.keep
+			viaShortcut.KeepOnDelete(tt.keep)
+			viaFramework.KeepOnDelete(tt.keep)
 			null, err := tfprotov6.NewDynamicValue(stateType(), tftypes.NewValue(stateType(), nil))
 			if err != nil {
 				t.Fatal(err)

@@ -36,7 +36,7 @@ func consistent(t *testing.T, planned, final tftypes.Value) {
 // effective_settings.storageClass is the namespace's default.
 func TestPlan_EffectiveSettingsHoldTheProjectDefault(t *testing.T) {
 	h := newHarness(t)
-	h.dp.grantDefault = "fast"
+	h.dp.setGrantDefault("fast")
 	cfg := demoConfig(map[string]any{"replicas": 2})
 	null, _ := tfprotov6.NewDynamicValue(stateType(), tftypes.NewValue(stateType(), nil))
 	plan, err := h.srv.PlanResourceChange(t.Context(), &tfprotov6.PlanResourceChangeRequest{
@@ -57,7 +57,7 @@ func TestPlan_EffectiveSettingsHoldTheProjectDefault(t *testing.T) {
 // before it writes and names the field.
 func TestApply_ProjectDefaultChangedSincePlanIsRefusedBeforeTheWrite(t *testing.T) {
 	h := newHarness(t)
-	h.dp.grantDefault = "fast"
+	h.dp.setGrantDefault("fast")
 	cfg := demoConfig(map[string]any{"replicas": 2})
 	null, _ := tfprotov6.NewDynamicValue(stateType(), tftypes.NewValue(stateType(), nil))
 	req := &tfprotov6.PlanResourceChangeRequest{
@@ -67,11 +67,9 @@ func TestApply_ProjectDefaultChangedSincePlanIsRefusedBeforeTheWrite(t *testing.
 	if err != nil || hasError(first.Diagnostics) {
 		t.Fatalf("plan: %v %s", err, diagText(first.Diagnostics))
 	}
-	h.dp.mu.Lock()
-	h.dp.grantDefault = "slow"
-	h.dp.mu.Unlock()
+	h.dp.setGrantDefault("slow")
 	applySrv := providerserver.NewProtocol6(&testProvider{})()
-	configure(t, applySrv, h.dp.srv.URL, "")
+	configure(t, applySrv, h.dp.URL, "")
 	final, err := applySrv.PlanResourceChange(t.Context(), req)
 	if err != nil || hasError(final.Diagnostics) {
 		t.Fatalf("final plan: %v %s", err, diagText(final.Diagnostics))
@@ -121,18 +119,16 @@ func storageClassOf(t *testing.T, dv *tfprotov6.DynamicValue) tftypes.Value {
 // again: a default changed since is not a reason to refuse it.
 func TestApply_ProjectDefaultChangedDoesNotRefuseAnUpdateOfLabels(t *testing.T) {
 	h := newHarness(t)
-	h.dp.grantDefault = "fast"
+	h.dp.setGrantDefault("fast")
 	cfg := demoConfig(map[string]any{"replicas": 2})
 	created := h.planAndApply(nil, nil, cfg)
 	if hasError(created.plan.Diagnostics) || created.apply == nil || hasError(created.apply.Diagnostics) {
 		t.Fatalf("create failed: %s", diagText(created.plan.Diagnostics))
 	}
-	h.dp.mu.Lock()
-	h.dp.grantDefault = "slow"
-	h.dp.mu.Unlock()
+	h.dp.setGrantDefault("slow")
 	p := &testProvider{}
 	srv := providerserver.NewProtocol6(p)()
-	configure(t, srv, h.dp.srv.URL, "")
+	configure(t, srv, h.dp.URL, "")
 	next := &harness{t: t, dp: h.dp, srv: srv, p: p}
 	cfg.Labels = types.MapValueMust(types.StringType, map[string]attr.Value{"team": types.StringValue("payments")})
 	before := h.dp.patchCount()
@@ -152,7 +148,7 @@ func TestApply_ProjectDefaultChangedDoesNotRefuseAnUpdateOfLabels(t *testing.T) 
 // process: a default changed between that plan and the write is refused.
 func TestApply_ProjectDefaultIsReadAgainForTheWrite(t *testing.T) {
 	h := newHarness(t)
-	h.dp.grantDefault = "fast"
+	h.dp.setGrantDefault("fast")
 	cfg := demoConfig(map[string]any{"replicas": 2})
 	null, _ := tfprotov6.NewDynamicValue(stateType(), tftypes.NewValue(stateType(), nil))
 	req := &tfprotov6.PlanResourceChangeRequest{
@@ -162,9 +158,7 @@ func TestApply_ProjectDefaultIsReadAgainForTheWrite(t *testing.T) {
 	if err != nil || hasError(plan.Diagnostics) {
 		t.Fatalf("plan: %v %s", err, diagText(plan.Diagnostics))
 	}
-	h.dp.mu.Lock()
-	h.dp.grantDefault = "slow"
-	h.dp.mu.Unlock()
+	h.dp.setGrantDefault("slow")
 	applied, err := h.srv.ApplyResourceChange(t.Context(), &tfprotov6.ApplyResourceChangeRequest{
 		TypeName: TypeName, PriorState: &null, PlannedState: plan.PlannedState, Config: req.Config, PlannedPrivate: plan.PlannedPrivate,
 	})

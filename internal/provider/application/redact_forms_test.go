@@ -26,7 +26,7 @@ func tokensSchema(t *testing.T, h *harness) map[string]any {
 // value out of settings, and the removal guard still finds it.
 func TestPrivateState_MapKeysOfSensitiveSettingsStoredHashed(t *testing.T) {
 	h := newHarness(t)
-	h.dp.schema = tokensSchema(t, h)
+	h.dp.setSchema(tokensSchema(t, h))
 	const key, value = "tenant-4f9a2c", "tok-value-77aa"
 	cfg := demoConfig(map[string]any{"replicas": 2})
 	cfg.SensitiveSettings = convert.ToDynamic(map[string]any{"tokens": map[string]any{key: value}})
@@ -81,8 +81,8 @@ func TestPlan_UndeclaredKeyOfSensitiveSettingsRedacted(t *testing.T) {
 func TestState_StatusMessagesRedactedInEveryForm(t *testing.T) {
 	h := newHarness(t)
 	const pw = "p@ss:Zq81-secret"
-	h.dp.message = "connect postgres://app:" + url.QueryEscape(pw) + "@db: refused; basic " +
-		base64.StdEncoding.EncodeToString([]byte("app:"+pw)) + "; limit 1e+06"
+	h.dp.SetMessage("connect postgres://app:" + url.QueryEscape(pw) + "@db: refused; basic " +
+		base64.StdEncoding.EncodeToString([]byte("app:"+pw)) + "; limit 1e+06")
 	cfg := demoConfig(map[string]any{"replicas": 2})
 	cfg.SensitiveSettings = convert.ToDynamic(map[string]any{"auth": map[string]any{"password": pw}, "size": 1000000})
 	cfg.SensitiveSettingsVersion = types.StringValue("1")

@@ -16,9 +16,7 @@ import (
 func TestRead_ForeignUIDRemovesTheResourceFromState(t *testing.T) {
 	h := newHarness(t)
 	_, created := createWithSecret(t, h)
-	h.dp.mu.Lock()
-	h.dp.apps["app"]["metadata"].(map[string]any)["uid"] = "uid-newcomer"
-	h.dp.mu.Unlock()
+	h.dp.editApp("app", func(md, _ map[string]any) { md["uid"] = "uid-newcomer" })
 	resp := h.read(created.state, created.private)
 	if hasError(resp.Diagnostics) {
 		t.Fatalf("read: %s", diagText(resp.Diagnostics))
@@ -42,9 +40,7 @@ func TestRead_RecordsTheResourceVersion(t *testing.T) {
 	if got := privateFromJSON(t, created.private).ResourceVersion; got == "" {
 		t.Fatal("create recorded no resourceVersion")
 	}
-	h.dp.mu.Lock()
-	h.dp.apps["app"]["metadata"].(map[string]any)["resourceVersion"] = "99"
-	h.dp.mu.Unlock()
+	h.dp.editApp("app", func(md, _ map[string]any) { md["resourceVersion"] = "99" })
 	resp := h.read(created.state, created.private)
 	if hasError(resp.Diagnostics) {
 		t.Fatalf("read: %s", diagText(resp.Diagnostics))
@@ -70,13 +66,12 @@ func TestRead_EffectiveSettingsFromDPsRecordOnlyOfTheCurrentGeneration(t *testin
 			}
 			m := h.model(created.state)
 			m.EffectiveSettings = types.DynamicNull()
-			h.dp.mu.Lock()
-			md := h.dp.apps["app"]["metadata"].(map[string]any)
-			md["resourceVersion"] = "99"
-			if tt.dpBehind {
-				md["generation"] = asInt(md["generation"]) + 1
-			}
-			h.dp.mu.Unlock()
+			h.dp.editApp("app", func(md, _ map[string]any) {
+				md["resourceVersion"] = "99"
+				if tt.dpBehind {
+					md["generation"] = asInt(md["generation"]) + 1
+				}
+			})
 			resp := h.read(encodeModel(t, m), created.private)
 			if hasError(resp.Diagnostics) {
 				t.Fatalf("read: %s", diagText(resp.Diagnostics))

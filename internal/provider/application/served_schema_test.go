@@ -30,7 +30,7 @@ func TestPlan_ServedSchemaDPsRuntimeRefusesIsAnError(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
-			h.dp.schema = tc.schema
+			h.dp.setSchema(tc.schema)
 			cfg := demoConfig(map[string]any{})
 			plan := func(cfg applicationModel) *tfprotov6.PlanResourceChangeResponse {
 				null, _ := tfprotov6.NewDynamicValue(stateType(), tftypes.NewValue(stateType(), nil))

@@ -37,10 +37,8 @@ func TestPlan_AfterImportUpdateChecksUseTheAppliedConfiguration(t *testing.T) {
 			if mode == "required" {
 				h.required()
 			}
-			h.dp.mu.Lock()
 			h.dp.apply("app", map[string]any{"spec": map[string]any{"packageName": "demo-app", "packageVersion": "v1.0.0",
 				"packageRepositoryName": "demo", "settings": map[string]any{"storageClass": "fast", "size": 20}}})
-			h.dp.mu.Unlock()
 			state, private := importApp(t, h)
 			if !h.model(state).Settings.IsNull() {
 				t.Fatal("the imported state holds settings")
@@ -85,7 +83,7 @@ func TestPlan_SetWithUnknownElementsSkipsItsLengthChecks(t *testing.T) {
 	h.required()
 	s := h.dp.settingsSchema()
 	s["properties"].(map[string]any)["zones"] = map[string]any{"type": "array", "maxItems": 2, "items": map[string]any{"type": "string"}}
-	h.dp.schema = s
+	h.dp.setSchema(s)
 	set := types.SetValueMust(types.StringType, []attr.Value{types.StringValue("a"), types.StringValue("b"), types.StringUnknown()})
 	cfg := demoConfig(nil)
 	cfg.Settings = types.DynamicValue(types.ObjectValueMust(map[string]attr.Type{"zones": set.Type(t.Context())}, map[string]attr.Value{"zones": set}))

@@ -18,9 +18,7 @@ import (
 func TestUpdate_LostReplySetsApplyPending(t *testing.T) {
 	h := newHarness(t)
 	cfg, created := createWithSecret(t, h)
-	h.dp.mu.Lock()
-	h.dp.dropReply = true
-	h.dp.mu.Unlock()
+	h.dp.DropReplies(true)
 	next := cfg
 	next.Settings = convert.ToDynamic(map[string]any{"replicas": 3})
 	next.Timeouts = timeouts.Value{Object: types.ObjectValueMust(
@@ -43,11 +41,11 @@ func TestUpdate_LostReplySetsApplyPending(t *testing.T) {
 	// DP rejects the generation that landed; a refresh finds the written
 	// settings, and the plan of the same configuration still shows the
 	// update, which applies it again.
-	h.dp.mu.Lock()
-	h.dp.dropReply = false
-	conds := h.dp.apps["app"]["status"].(map[string]any)["conditions"].([]any)
-	conds[0].(map[string]any)["status"], conds[0].(map[string]any)["reason"] = "False", "SettingsInvalid"
-	h.dp.mu.Unlock()
+	h.dp.DropReplies(false)
+	h.dp.editApp("app", func(_, obj map[string]any) {
+		conds := obj["status"].(map[string]any)["conditions"].([]any)
+		conds[0].(map[string]any)["status"], conds[0].(map[string]any)["reason"] = "False", "SettingsInvalid"
+	})
 	read := h.read(st.state, st.private)
 	if hasError(read.Diagnostics) {
 		t.Fatalf("read: %s", diagText(read.Diagnostics))
