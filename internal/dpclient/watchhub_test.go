@@ -34,16 +34,17 @@ func waitersIn(c *Client, ns string) int {
 	return 0
 }
 
-// hubSaw reports whether the shared watch of ns delivered a version of name.
-func hubSaw(c *Client, ns, name string) bool {
+// hubSawVerdict reports whether the hub's last event of ns/name carries
+// DP's verdict: the event of the status, not only of the object's creation.
+func hubSawVerdict(c *Client, ns, name string) bool {
 	c.hub.mu.Lock()
 	defer c.hub.mu.Unlock()
 	nw := c.hub.ns[ns]
 	if nw == nil {
 		return false
 	}
-	_, ok := nw.latest[name]
-	return ok
+	k, ok := nw.latest[name]
+	return ok && k.ev.obj != nil && VerdictOf(k.ev.obj, "").Done
 }
 
 func eventually(t *testing.T, what string, cond func() bool) {
@@ -240,7 +241,7 @@ func TestSharedWait_VerdictBeforeTheWaitJoinedIsSeen(t *testing.T) {
 			eventually(t, "the watch is open", func() bool { return f.Count("WATCH") == 1 })
 			obj := f.Put("ns", "b", map[string]any{"generation": int64(1)})
 			f.SetStatus("ns", "b", applied(1))
-			eventually(t, "the watch delivered the verdict", func() bool { return hubSaw(c, "ns", "b") })
+			eventually(t, "the watch delivered the verdict", func() bool { return hubSawVerdict(c, "ns", "b") })
 			return obj, ws
 		}, 0},
 		{"done on a running watch, no longer kept when the wait joined", func(f *dpfake.Server, c *Client, t *testing.T) (*unstructured.Unstructured, *waits) {
@@ -248,7 +249,7 @@ func TestSharedWait_VerdictBeforeTheWaitJoinedIsSeen(t *testing.T) {
 			eventually(t, "the watch is open", func() bool { return f.Count("WATCH") == 1 })
 			obj := f.Put("ns", "b", map[string]any{"generation": int64(1)})
 			f.SetStatus("ns", "b", applied(1))
-			eventually(t, "the watch delivered the verdict", func() bool { return hubSaw(c, "ns", "b") })
+			eventually(t, "the watch delivered the verdict", func() bool { return hubSawVerdict(c, "ns", "b") })
 			c.hub.mu.Lock()
 			c.hub.ns["ns"].prune("b")
 			c.hub.mu.Unlock()
