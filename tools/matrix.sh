@@ -51,6 +51,7 @@ mkdir -p "$OUT/cells" "$OUT/bin"
 pin() { sed -n "s/^$1=\"\\\${$1:-\\(v[0-9.]*\\)}\"\$/\\1/p" tools/bootstrap.sh; }
 PIN_KUBE="$(pin KUBE_VERSION)"
 PIN_TOFU="$(pin TOFU_VERSION)"
+TOOLCHAIN_MIN_MINOR="$(sed -n 's/^TOFU_MIN_MINOR=\([0-9]*\)$/\1/p' tools/bootstrap.sh)"
 [[ -n "$PIN_KUBE" && -n "$PIN_TOFU" ]] || { echo "matrix: cannot read the pins from tools/bootstrap.sh" >&2; exit 1; }
 
 read -r -a CLIS <<<"${MATRIX_CLIS:-terraform@v1.11.4 terraform@v1.12.2 terraform@v1.13.5 terraform@v1.14.0 tofu@v1.11.7 tofu@$PIN_TOFU}"
@@ -177,6 +178,20 @@ for cell in "${CELLS[@]}"; do
   fi
 done
 
+# cell_tests <tools folder> <examples CLIs> <test ...>: runs the tests with
+# the CLI, kube-apiserver and etcd of the folder, and no other CLI.
+cell_tests() {
+  local bin="$1" examples="$2"
+  shift 2
+  env -u DECKHOUSE_TEST_TERRAFORM_QUERY -u TF_ACC_TERRAFORM_PATH -u KUBEBUILDER_ASSETS \
+    DECKHOUSE_TOOLS_BIN="$bin" \
+    DECKHOUSE_TEST_TERRAFORM=off \
+    DECKHOUSE_EXAMPLES_CLIS="$examples" \
+    DECKHOUSE_PROVIDER_BIN="$PROVIDER" \
+    TEST_TIMEOUT="${TEST_TIMEOUT:-30m}" \
+    tools/test.sh -v -run "^($(IFS='|'; echo "$*"))\$" ./internal/provider/
+}
+
 # run_cell <cli/kube>: runs the subset in that cell and writes its result
 # file: "status <pass|fail|notrun>", "counts <passed> <failed> <skipped>",
 # "date <UTC>", "seconds <n>", then one "skip <test>: <reason>" or
@@ -219,17 +234,28 @@ run_cell() {
     fi
     run+=("$t")
   done
-  local pattern
-  pattern="^($(IFS='|'; echo "${run[*]}"))\$"
+  # The examples test requires of the toolchain's CLI (its first one) every
+  # example, and of every other CLI the examples it can read: a CLI older
+  # than the toolchain's minimum is checked as such a second CLI, beside the
+  # pinned OpenTofu.
+  local examples=""
+  if [[ "$minor" -lt "$TOOLCHAIN_MIN_MINOR" && " ${run[*]} " == *" TestExamples_TofuValidate "* ]]; then
+    examples="$dir.examples"
+    rm -rf "$examples"; mkdir -p "$examples"
+    ln -s "$(tool tofu TOFU_VERSION "$PIN_TOFU")" "$examples/tofu"
+    ln -s "$kapi" "$examples/kube-apiserver"
+    ln -s "$etcd" "$examples/etcd"
+    local rest=()
+    for t in "${run[@]}"; do [[ "$t" == TestExamples_TofuValidate ]] || rest+=("$t"); done
+    run=("${rest[@]}")
+  fi
 
   local logf="$OUT/${cell//\//_}.log" rc=0
-  env -u DECKHOUSE_TEST_TERRAFORM_QUERY -u TF_ACC_TERRAFORM_PATH -u KUBEBUILDER_ASSETS \
-    DECKHOUSE_TOOLS_BIN="$dir" \
-    DECKHOUSE_TEST_TERRAFORM=off \
-    DECKHOUSE_EXAMPLES_CLIS="$dir/tofu" \
-    DECKHOUSE_PROVIDER_BIN="$PROVIDER" \
-    TEST_TIMEOUT="${TEST_TIMEOUT:-30m}" \
-    tools/test.sh -v -run "$pattern" ./internal/provider/ >"$logf" 2>&1 || rc=$?
+  : >"$logf"
+  cell_tests "$dir" "$dir/tofu" "${run[@]}" >>"$logf" 2>&1 || rc=$?
+  if [[ -n "$examples" ]]; then
+    cell_tests "$examples" "$tf" TestExamples_TofuValidate >>"$logf" 2>&1 || rc=$?
+  fi
 
   # Top-level results only (subtests are indented).
   local passed failed skipped
@@ -247,6 +273,8 @@ run_cell() {
       echo "skip $n: $(grep -A1 -E "^--- SKIP: $n " "$logf" | sed -n '2s/^[[:space:]]*[^:]*:[0-9]*: //p')"
     done
     { grep -E '^--- FAIL: ' "$logf" || true; } | sed -E 's/^--- FAIL: ([^ ]+).*/fail \1/'
+    # Example files the cell's CLI cannot read (left out by the examples test).
+    { grep -E ': not checking examples/' "$logf" || true; } | sed -E 's/^.*: not checking (examples\/.*)$/note TestExamples_TofuValidate left out \1/' | sort -u
     if [[ "$rc" -ne 0 && "$failed" -eq 0 ]]; then echo "reason the test run exited $rc (see $logf)"; fi
   } >"$res"
   log "cell done in $((SECONDS - started))s: passed $passed, failed $failed, skipped $((skipped + ${#skips[@]}))"
@@ -295,6 +323,14 @@ failures() { # "<CLI> / <kube>: <test>" per failing test
   done
 }
 
+notes() { # "<CLI> / <kube>: <note>" per note
+  local cell f
+  for cell in "${CELLS[@]}"; do
+    f=$(cell_file "$cell")
+    if [[ -f "$f" ]]; then sed -n "s|^note |$(cli_label "${cell%/*}") / kube-apiserver ${cell#*/v}: |p" "$f"; fi
+  done
+}
+
 table="$OUT/results.md"
 {
   printf '| CLI \\ kube-apiserver |'
@@ -318,11 +354,17 @@ table="$OUT/results.md"
   echo
   first=$(dates | head -n1)
   last=$(dates | tail -n1)
-  echo "Each cell runs ${#TESTS[@]} tests: $(IFS=,; echo "${TESTS[*]}" | sed 's/,/, /g')."
+  echo "Each cell runs ${#TESTS[@]} tests: $(printf '`%s`, ' "${TESTS[@]}" | sed 's/, $//')."
   echo "Cells: every CLI against kube-apiserver ${PIN_KUBE#v} (the pinned one), and OpenTofu ${PIN_TOFU#v} (the pinned one) against every kube-apiserver; \"–\" is not in the matrix. etcd $(pin ETCD_VERSION | sed 's/^v//') in every cell."
   if [[ "$first" == "$last" ]]; then last=""; fi
   echo "Run with \`make test-matrix\`, ${first}${last:+ to $last}."
   failures=$(failures)
+  notes=$(notes)
+  if [[ -n "$notes" ]]; then
+    echo
+    echo "Notes:"
+    sed 's/^/- /' <<<"$notes"
+  fi
   if [[ -n "$failures" ]]; then
     echo
     echo "Failing tests:"
