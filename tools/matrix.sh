@@ -32,6 +32,8 @@
 #        MATRIX_TESTS  (optional: other test names, separated by spaces)
 #        MATRIX_BUILD=0 (never build: a cell whose tool is not built is reported
 #                       as not run, with the reason)
+#        MATRIX_PASTE  (optional: files, such as README.md, whose text between the
+#                       lines <!-- matrix:begin --> and <!-- matrix:end --> becomes the table)
 #        MATRIX_DIR    (results, default .local/matrix: results.md, one log per cell)
 #        DECKHOUSE_PROVIDER_BIN (the provider build, default bin/terraform-provider-deckhouse)
 #        TEST_TIMEOUT  (per cell, default 30m)
@@ -373,6 +375,19 @@ table="$OUT/results.md"
 } >"$table"
 cat "$table"
 log "table in $table ($((SECONDS - started))s)"
+
+# MATRIX_PASTE: files whose text between "<!-- matrix:begin -->" and
+# "<!-- matrix:end -->" becomes the table.
+for f in ${MATRIX_PASTE:-}; do
+  grep -q '^<!-- matrix:begin -->$' "$f" && grep -q '^<!-- matrix:end -->$' "$f" || { echo "matrix: no matrix markers in $f" >&2; exit 1; }
+  awk -v table="$table" '
+    /^<!-- matrix:end -->$/ { skip = 0 }
+    !skip { print }
+    /^<!-- matrix:begin -->$/ { while ((getline l < table) > 0) print l; skip = 1 }
+  ' "$f" >"$f.matrix.tmp"
+  mv -f "$f.matrix.tmp" "$f"
+  log "table pasted into $f"
+done
 
 for cell in "${CELLS[@]}"; do
   f=$(cell_file "$cell")
