@@ -325,6 +325,17 @@ failures() { # "<CLI> / <kube>: <test>" per failing test
   done
 }
 
+minutes() { # the cells' run times added up, in minutes
+  local cell f total=0 n
+  for cell in "${CELLS[@]}"; do
+    f=$(cell_file "$cell")
+    if [[ -f "$f" ]]; then
+      n=$(field "$f" seconds)
+      total=$((total + ${n:-0}))
+    fi
+  done
+  echo $(((total + 30) / 60))
+}
 notes() { # "<CLI> / <kube>: <note>" per note
   local cell f
   for cell in "${CELLS[@]}"; do
@@ -359,7 +370,7 @@ table="$OUT/results.md"
   echo "Each cell runs ${#TESTS[@]} tests: $(printf '`%s`, ' "${TESTS[@]}" | sed 's/, $//')."
   echo "Cells: every CLI against kube-apiserver ${PIN_KUBE#v} (the pinned one), and OpenTofu ${PIN_TOFU#v} (the pinned one) against every kube-apiserver; \"–\" is not in the matrix. etcd $(pin ETCD_VERSION | sed 's/^v//') in every cell."
   if [[ "$first" == "$last" ]]; then last=""; fi
-  echo "Run with \`make test-matrix\`, ${first}${last:+ to $last}."
+  echo "Run with \`make test-matrix\`, ${first}${last:+ to $last}; the cells took $(minutes) minutes in all."
   failures=$(failures)
   notes=$(notes)
   if [[ -n "$notes" ]]; then
