@@ -112,25 +112,23 @@ needs() {
 log() { printf '==> [matrix] %s\n' "$*" >&2; }
 
 # tool <bootstrap tool> <VERSION variable> <version>: the path of that exact
-# build, built when missing (unless MATRIX_BUILD=0); empty on failure, with
-# the reason in REASON.
-REASON=""
+# build, built when missing (unless MATRIX_BUILD=0); otherwise why there is
+# none (a line that is not a path: callers check with -x).
 tool() {
   local t="$1" var="$2" v="$3" dry out
-  REASON=""
   if [[ "${MATRIX_BUILD:-1}" == 0 ]]; then
-    dry=$(env DECKHOUSE_BOOTSTRAP_PINNED_ONLY=1 DECKHOUSE_BOOTSTRAP_DRY_RUN=1 "$var=$v" tools/bootstrap.sh "$t" 2>/dev/null | tail -n1)
-    if [[ "$dry" == "$t build "* ]]; then
-      REASON="$t $v not built (MATRIX_BUILD=0)"
-      return
+    dry=$(env DECKHOUSE_BOOTSTRAP_PINNED_ONLY=1 DECKHOUSE_BOOTSTRAP_DRY_RUN=1 "$var=$v" tools/bootstrap.sh "$t" 2>/dev/null | tail -n1) || true
+    if [[ "$dry" == "$t build "* || -z "$dry" ]]; then
+      echo "$t $v is not built (MATRIX_BUILD=0)"
+    else
+      echo "${dry##* }"
     fi
-    echo "${dry##* }"
     return
   fi
   if out=$(env DECKHOUSE_BOOTSTRAP_PINNED_ONLY=1 "$var=$v" tools/bootstrap.sh "$t" 2>>"$OUT/build.log" | tail -n1) && [[ -x "$out" ]]; then
     echo "$out"
   else
-    REASON="the build of $t $v failed (see $OUT/build.log)"
+    echo "the build of $t $v failed (see $OUT/build.log)"
   fi
 }
 
@@ -144,7 +142,7 @@ cli_path() { # cli_path <product@version>
       else
         tool terraform-query TERRAFORM_QUERY_VERSION "$v"
       fi ;;
-    *) REASON="unknown CLI $1" ;;
+    *) echo "unknown CLI $1" ;;
   esac
 }
 
@@ -205,14 +203,17 @@ run_cell() {
   local started=$SECONDS
   log "cell $(cli_label "$cli") / kube-apiserver ${kube#v}"
 
-  tf=$(cli_path "$cli"); local r1="$REASON"
-  kapi=$(tool kube-apiserver KUBE_VERSION "$kube"); local r2="$REASON"
-  etcd=$(tool etcd ETCD_VERSION "$(pin ETCD_VERSION)"); local r3="$REASON"
-  if [[ -z "$tf" || -z "$kapi" || -z "$etcd" ]]; then
-    printf 'status notrun\ndate %s\nreason %s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" "${r1:-${r2:-$r3}}" >"$res"
-    log "cell not run: ${r1:-${r2:-$r3}}"
-    return
-  fi
+  tf=$(cli_path "$cli")
+  kapi=$(tool kube-apiserver KUBE_VERSION "$kube")
+  etcd=$(tool etcd ETCD_VERSION "$(pin ETCD_VERSION)")
+  local p
+  for p in "$tf" "$kapi" "$etcd"; do
+    if [[ ! -x "$p" ]]; then
+      printf 'status notrun\ndate %s\nreason %s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" "$p" >"$res"
+      log "cell not run: $p"
+      return
+    fi
+  done
 
   rm -rf "$dir"; mkdir -p "$dir"
   ln -s "$tf" "$dir/tofu"
