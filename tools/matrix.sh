@@ -305,6 +305,7 @@ cell_text() { # cell_text <cell>
   read -r p x s <<<"$(field "$f" counts)"
   c="**$status**: $p passed"
   [[ "$x" -gt 0 ]] && c="$c, $x failed"
+  if [[ -n "$(field "$f" reason)" ]]; then c="$c, $(field "$f" reason)"; fi
   if [[ "$s" -gt 0 ]]; then
     c="$c, $s skipped: $(skip_reasons "$f")"
   fi
