@@ -323,6 +323,9 @@ build_terraform_query() { # build_terraform_query <out>
   # proxy's zip leaves out: drop them from the backend registry and go.mod.
   sed -i.orig -E '/backend(Azure|Consul|Cos|GCS|Kubernetes|OCI|OSS|Pg|S3)[[:space:]".(]/d' "$w/internal/backend/init/init.go"
   sed -i.orig -E '/github\.com\/hashicorp\/terraform\/internal\/(backend\/remote-state|legacy)/d' "$w/go.mod"
+  # Terraform before 1.12 sets `godebug tlskyber=0`, a setting Go 1.24 and
+  # later no longer know (go.mod then fails to load): drop it.
+  sed -i.orig -E '/^godebug[[:space:]]+tlskyber=/d' "$w/go.mod"
   log "terraform-query $TERRAFORM_QUERY_VERSION: building without the remote-state backends (several minutes cold)"
   (cd "$w" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath \
       -ldflags "-s -w -X github.com/hashicorp/terraform/version.dev=no" \
