@@ -49,6 +49,11 @@
 #        DECKHOUSE_BOOTSTRAP_DRY_RUN=1 (print the decisions, one line per tool:
 #        "<tool> explicit|cached|reuse <path>" or "<tool> build <version>";
 #        nothing is built, linked or written),
+#        DECKHOUSE_BOOTSTRAP_PINNED_ONLY=1 (provide exactly the pinned versions
+#        in pinned/, building what is missing, and print one path per tool
+#        instead of the bin folder: nothing on the machine is reused, bin/ is
+#        left as it is, and the lower bounds above are not applied, so that
+#        tools/matrix.sh can test older CLIs and control planes on purpose),
 #        TOFU_VERSION, KUBE_VERSION, ETCD_VERSION, TERRAFORM_QUERY_VERSION (the pins).
 # Prints the cache bin folder on the last line.
 set -euo pipefail
@@ -74,6 +79,11 @@ WORK="$CACHE/work"
 DRY_RUN="${DECKHOUSE_BOOTSTRAP_DRY_RUN:-}"
 [[ "$DRY_RUN" == 0 ]] && DRY_RUN=""
 REUSE="${DECKHOUSE_TOOLS_REUSE:-1}"
+PINNED_ONLY="${DECKHOUSE_BOOTSTRAP_PINNED_ONLY:-}"
+[[ "$PINNED_ONLY" == 0 ]] && PINNED_ONLY=""
+if [[ -n "$PINNED_ONLY" ]]; then
+  REUSE=0
+fi
 
 log() { printf '==> [bootstrap] %s\n' "$*" >&2; }
 die() { printf '==> [bootstrap] error: %s\n' "$*" >&2; exit 1; }
@@ -126,6 +136,9 @@ fits() {
     return 1
   fi
   read -r maj min _patch <<<"$(semver "$FOUND")"
+  if [[ -n "$PINNED_ONLY" ]]; then
+    return 0 # is_pinned compares the version itself
+  fi
   case "$tool" in
     tofu)
       WHY="needs OpenTofu or Terraform 1.x, at least 1.$TOFU_MIN_MINOR (resource identity, used by the tests and the docs)"
@@ -226,7 +239,7 @@ choose() { # choose <tool>
   want=$(pinned_version "$tool")
   pinned="$PINNED/$tool-$want"
 
-  if [[ -n "${!var:-}" ]]; then
+  if [[ -n "${!var:-}" && -z "$PINNED_ONLY" ]]; then
     p="${!var}"
     if [[ "$p" != */* ]]; then
       p=$(command -v "$p") || die "$var=${!var}: not found on PATH"
@@ -301,7 +314,7 @@ build_tofu() { # build_tofu <out>
 
 build_terraform_query() { # build_terraform_query <out>
   log "terraform-query $TERRAFORM_QUERY_VERSION: downloading module"
-  local dir w="$WORK/terraform"
+  local dir w="$WORK/terraform-$TERRAFORM_QUERY_VERSION"
   dir=$(go mod download -json "github.com/hashicorp/terraform@$TERRAFORM_QUERY_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
   rm -rf "$w"; mkdir -p "$w"
   cp -R "$dir/." "$w"
@@ -310,6 +323,9 @@ build_terraform_query() { # build_terraform_query <out>
   # proxy's zip leaves out: drop them from the backend registry and go.mod.
   sed -i.orig -E '/backend(Azure|Consul|Cos|GCS|Kubernetes|OCI|OSS|Pg|S3)[[:space:]".(]/d' "$w/internal/backend/init/init.go"
   sed -i.orig -E '/github\.com\/hashicorp\/terraform\/internal\/(backend\/remote-state|legacy)/d' "$w/go.mod"
+  # Terraform before 1.12 sets `godebug tlskyber=0`, a setting Go 1.24 and
+  # later no longer know (go.mod then fails to load): drop it.
+  sed -i.orig -E '/^godebug[[:space:]]+tlskyber=/d' "$w/go.mod"
   log "terraform-query $TERRAFORM_QUERY_VERSION: building without the remote-state backends (several minutes cold)"
   (cd "$w" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath \
       -ldflags "-s -w -X github.com/hashicorp/terraform/version.dev=no" \
@@ -319,7 +335,7 @@ build_terraform_query() { # build_terraform_query <out>
 
 build_etcd() { # build_etcd <out>
   log "etcd $ETCD_VERSION: building"
-  local w="$WORK/etcd"
+  local w="$WORK/etcd-$ETCD_VERSION"
   rm -rf "$w"; mkdir -p "$w"
   cat >"$w/go.mod" <<MOD
 module tools.local/etcd
@@ -342,7 +358,7 @@ SRC
 
 build_kube_apiserver() { # build_kube_apiserver <out>
   log "kube-apiserver $KUBE_VERSION: preparing wrapper module"
-  local w="$WORK/kube-apiserver"
+  local w="$WORK/kube-apiserver-$KUBE_VERSION"
   rm -rf "$w"; mkdir -p "$w"
   local kdir
   kdir=$(go mod download -json "k8s.io/kubernetes@$KUBE_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
@@ -405,12 +421,34 @@ provide() { # provide <tool>
   esac
 }
 
+provide_pinned() { # provide_pinned <tool>: the pinned build only, bin/ untouched
+  local tool="$1" want out
+  choose "$tool"
+  want=$(pinned_version "$tool")
+  out="$PINNED/$tool-$want"
+  if [[ -n "$DRY_RUN" ]]; then
+    if [[ "$CHOICE" == build ]]; then echo "$tool build $want"; else echo "$tool $CHOICE $CHOICE_PATH"; fi
+    return
+  fi
+  if [[ "$CHOICE" == build ]]; then
+    CHOICE_PATH="$out"
+    mkdir -p "$PINNED" "$WORK"
+    go_env
+    "build_${tool//-/_}" "$out.tmp"
+    mv -f "$out.tmp" "$out"
+    is_pinned "$tool" "$out" || die "$tool: the build at $out reports '${FOUND:-no version}', not $want"
+    log "$tool: built $FOUND"
+  fi
+  echo "$CHOICE_PATH"
+}
+
 targets=("$@")
 [[ ${#targets[@]} -eq 0 ]] && targets=(etcd kube-apiserver tofu)
 for t in "${targets[@]}"; do
   case "$t" in
-    tofu | etcd | kube-apiserver | terraform-query) provide "$t" ;;
+    tofu | etcd | kube-apiserver | terraform-query)
+      if [[ -n "$PINNED_ONLY" ]]; then provide_pinned "$t"; else provide "$t"; fi ;;
     *) echo "unknown tool: $t" >&2; exit 2 ;;
   esac
 done
-echo "$BIN"
+[[ -n "$PINNED_ONLY" ]] || echo "$BIN"

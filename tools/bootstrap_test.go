@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -428,5 +429,58 @@ func TestBootstrap_LinksTheChosenBinariesIntoBin(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "etcd: the pinned build in the cache") {
 		t.Errorf("second run log:\n%s", stderr)
+	}
+}
+
+// With DECKHOUSE_BOOTSTRAP_PINNED_ONLY=1 (what tools/matrix.sh uses) the
+// exact versions asked for are provided from pinned/, even below the lower
+// bounds, one path per tool; nothing on the machine is reused, bin/ is not
+// touched, and a version not built yet is a build.
+func TestBootstrap_PinnedOnlyProvidesExactBuildsAndLeavesBinAlone(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	delete(s.env, "DECKHOUSE_BOOTSTRAP_DRY_RUN")
+	s.env["DECKHOUSE_BOOTSTRAP_PINNED_ONLY"] = "1"
+	s.env["TOFU_VERSION"] = "v1.11.7"
+	s.env["KUBE_VERSION"] = "v1.32.13"
+	s.env["TERRAFORM_QUERY_VERSION"] = "v1.12.2"
+	pinned := filepath.Join(s.cache, "pinned")
+	tofu := s.stub(filepath.Join(pinned, "tofu-v1.11.7"), "OpenTofu v1.11.7")
+	kube := s.stub(filepath.Join(pinned, "kube-apiserver-v1.32.13"), "Kubernetes v1.32.13")
+	terraform := s.stub(filepath.Join(pinned, "terraform-query-v1.12.2"), "Terraform v1.12.2")
+	s.stub(filepath.Join(s.path, "tofu"), "OpenTofu v1.11.7") // fits, but is not the cache's build
+	binLink := filepath.Join(s.cache, "bin", "tofu")
+	if err := os.MkdirAll(filepath.Dir(binLink), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../pinned/tofu-v1.12.6", binLink); err != nil {
+		t.Fatal(err)
+	}
+
+	stdout, stderr, err := s.run("tofu", "kube-apiserver", "terraform-query")
+	if err != nil {
+		t.Fatalf("bootstrap.sh: %v\n%s", err, stderr)
+	}
+	if got, want := strings.Split(strings.TrimSpace(stdout), "\n"), []string{tofu, kube, terraform}; !slices.Equal(got, want) {
+		t.Errorf("stdout lines = %q, want %q", got, want)
+	}
+	if got, err := os.Readlink(binLink); err != nil || got != "../pinned/tofu-v1.12.6" {
+		t.Errorf("bin/tofu -> %q (%v), want it left as it was", got, err)
+	}
+	if _, err := os.Lstat(filepath.Join(s.cache, "bin", "kube-apiserver")); !os.IsNotExist(err) {
+		t.Errorf("bin/kube-apiserver was created (%v)", err)
+	}
+
+	s.env["DECKHOUSE_BOOTSTRAP_DRY_RUN"] = "1"
+	s.env["ETCD_VERSION"] = "v3.5.21"
+	stdout, stderr, err = s.run("etcd", "tofu")
+	if err != nil {
+		t.Fatalf("dry run: %v\n%s", err, stderr)
+	}
+	if got := decision(t, stdout, "etcd"); got != "build v3.5.21" {
+		t.Errorf("etcd: %q, want a build of v3.5.21", got)
+	}
+	if got := decision(t, stdout, "tofu"); got != "cached "+tofu {
+		t.Errorf("tofu: %q, want the cached build %s", got, tofu)
 	}
 }
