@@ -78,6 +78,9 @@ TESTS=(
   TestAccServedSchema_DPsRuntimeRefusalFailsThePlan
   TestAccPlanVerdict_UnknownLeafWarnsAndNamesTheSkippedChecks
   TestAccStateUpgrade_EarlierReleasesStatePlansNoChange
+  TestAccStateUpgrade_Version0IsStoredLeanAndPlansNoChange
+  TestAccApplication_UpdateAndResourceRequests
+  TestAccDestroy_CLIPlansItAndTheDeleteKeepsTheUIDPrecondition
   # data sources
   TestAccApplicationDataSource_SpecStatusAndEffectiveSettings
   TestAccApplicationDataSource_SettingsAreSensitive
