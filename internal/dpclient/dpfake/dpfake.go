@@ -393,75 +393,29 @@ func (s *Server) serveApplications(w http.ResponseWriter, r *http.Request, parts
 		}
 		return
 	}
-	name := parts[6]
+	s.serveApplication(w, r, ns, parts[6], partial, body)
+}
+
+// serveApplication answers .../applications/<name>: GET, PATCH (server-side
+// apply or merge patch) and DELETE.
+func (s *Server) serveApplication(w http.ResponseWriter, r *http.Request, ns, name string, partial bool, body []byte) {
 	s.mu.Lock()
 	obj, ok := s.objects[ns+"/"+name]
+	answered := false
 	switch r.Method {
 	case http.MethodGet:
 	case http.MethodPatch:
-		var cfg map[string]any
-		if err := json.Unmarshal(body, &cfg); err != nil {
-			s.mu.Unlock()
-			Status(w, http.StatusBadRequest, "BadRequest", "patch body: "+err.Error())
-			return
-		}
-		switch r.Header.Get("Content-Type") {
-		case "application/apply-patch+yaml":
-			obj, ok = s.applyLocked(ns, name, r.URL.Query().Get("fieldManager"), cfg), true
-		case "application/merge-patch+json":
-			if !ok {
-				break
-			}
-			if uid, _ := sub(cfg, "metadata", "uid").(string); uid != "" && uid != meta(obj)["uid"] {
-				s.mu.Unlock()
-				Status(w, http.StatusConflict, "Conflict", fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %v", uid, meta(obj)["uid"]))
-				return
-			}
-			obj = s.mergeLocked(ns, name, r.URL.Query().Get("fieldManager"), cfg)
-		default:
-			s.mu.Unlock()
-			Status(w, http.StatusUnsupportedMediaType, "UnsupportedMediaType", "server-side apply and merge patches are served")
-			return
-		}
-		if s.dropReply {
-			s.mu.Unlock()
-			if hj, isHJ := w.(http.Hijacker); isHJ {
-				if conn, _, err := hj.Hijack(); err == nil {
-					_ = conn.Close()
-					return
-				}
-			}
-			s.mu.Lock()
-		}
+		obj, ok, answered = s.patchLocked(w, r, ns, name, obj, ok, body)
 	case http.MethodDelete:
-		if !ok {
-			break
-		}
-		var opts struct {
-			Preconditions struct {
-				UID             string `json:"uid"`
-				ResourceVersion string `json:"resourceVersion"`
-			} `json:"preconditions"`
-		}
-		_ = json.Unmarshal(body, &opts)
-		md := meta(obj)
-		if p := opts.Preconditions; (p.UID != "" && p.UID != md["uid"]) || (p.ResourceVersion != "" && p.ResourceVersion != md["resourceVersion"]) {
-			s.mu.Unlock()
-			Status(w, http.StatusConflict, "Conflict", fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %v", p.UID, md["uid"]))
-			return
-		}
-		if s.keepOnDelete {
-			md["finalizers"] = []any{Finalizer}
-		}
-		if s.deleteLocked(ns, name) {
-			s.mu.Unlock()
-			reply(w, http.StatusOK, map[string]any{"apiVersion": "v1", "kind": "Status", "status": "Success",
-				"details": map[string]any{"name": name, "kind": "applications", "uid": md["uid"]}})
-			return
+		if ok {
+			answered = s.deleteRequestLocked(w, ns, name, obj, body)
 		}
 	default:
 		s.mu.Unlock()
 		Status(w, http.StatusMethodNotAllowed, "MethodNotAllowed", "not allowed")
+		return
+	}
+	if answered {
 		return
 	}
 	var out map[string]any
@@ -474,6 +428,77 @@ func (s *Server) serveApplications(w http.ResponseWriter, r *http.Request, parts
 		return
 	}
 	reply(w, http.StatusOK, out)
+}
+
+// patchLocked applies a PATCH of the Application ns/name (obj, ok: as it
+// is). It returns the object after the patch, or answered = true when it
+// has answered the request itself and released s.mu. The caller holds s.mu.
+func (s *Server) patchLocked(w http.ResponseWriter, r *http.Request, ns, name string, obj map[string]any, ok bool, body []byte) (map[string]any, bool, bool) {
+	var cfg map[string]any
+	if err := json.Unmarshal(body, &cfg); err != nil {
+		s.mu.Unlock()
+		Status(w, http.StatusBadRequest, "BadRequest", "patch body: "+err.Error())
+		return nil, false, true
+	}
+	switch r.Header.Get("Content-Type") {
+	case "application/apply-patch+yaml":
+		obj, ok = s.applyLocked(ns, name, r.URL.Query().Get("fieldManager"), cfg), true
+	case "application/merge-patch+json":
+		if !ok {
+			break
+		}
+		if uid, _ := sub(cfg, "metadata", "uid").(string); uid != "" && uid != meta(obj)["uid"] {
+			s.mu.Unlock()
+			Status(w, http.StatusConflict, "Conflict", fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %v", uid, meta(obj)["uid"]))
+			return nil, false, true
+		}
+		obj = s.mergeLocked(ns, name, r.URL.Query().Get("fieldManager"), cfg)
+	default:
+		s.mu.Unlock()
+		Status(w, http.StatusUnsupportedMediaType, "UnsupportedMediaType", "server-side apply and merge patches are served")
+		return nil, false, true
+	}
+	if s.dropReply {
+		s.mu.Unlock()
+		if hj, isHJ := w.(http.Hijacker); isHJ {
+			if conn, _, err := hj.Hijack(); err == nil {
+				_ = conn.Close()
+				return nil, false, true
+			}
+		}
+		s.mu.Lock()
+	}
+	return obj, ok, false
+}
+
+// deleteRequestLocked deletes the Application ns/name (obj) as a DELETE with
+// body asks, and reports whether it answered the request itself (and
+// released s.mu): a failed precondition, or an Application gone at once.
+// The caller holds s.mu.
+func (s *Server) deleteRequestLocked(w http.ResponseWriter, ns, name string, obj map[string]any, body []byte) bool {
+	var opts struct {
+		Preconditions struct {
+			UID             string `json:"uid"`
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"preconditions"`
+	}
+	_ = json.Unmarshal(body, &opts)
+	md := meta(obj)
+	if p := opts.Preconditions; (p.UID != "" && p.UID != md["uid"]) || (p.ResourceVersion != "" && p.ResourceVersion != md["resourceVersion"]) {
+		s.mu.Unlock()
+		Status(w, http.StatusConflict, "Conflict", fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %v", p.UID, md["uid"]))
+		return true
+	}
+	if s.keepOnDelete {
+		md["finalizers"] = []any{Finalizer}
+	}
+	if s.deleteLocked(ns, name) {
+		s.mu.Unlock()
+		reply(w, http.StatusOK, map[string]any{"apiVersion": "v1", "kind": "Status", "status": "Success",
+			"details": map[string]any{"name": name, "kind": "applications", "uid": md["uid"]}})
+		return true
+	}
+	return false
 }
 
 // applyLocked is a server-side apply of cfg by manager: the spec, when cfg
@@ -685,7 +710,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, ns string) {
 	}
 	s.mu.Unlock()
 	w.WriteHeader(http.StatusOK)
-	w.(http.Flusher).Flush()
+	flush(w)
 	for {
 		s.mu.Lock()
 		var batch []event
@@ -704,7 +729,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, ns string) {
 			_ = enc.Encode(map[string]any{"type": ev.typ, "object": ev.obj})
 			from = ev.rv
 		}
-		w.(http.Flusher).Flush()
+		flush(w)
 		select {
 		case <-changed:
 		case <-cut:
@@ -831,4 +856,11 @@ func normalize(v any) any {
 	var out any
 	_ = json.Unmarshal(b, &out)
 	return out
+}
+
+// flush sends what w holds so far, when w can.
+func flush(w http.ResponseWriter) {
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
 }
