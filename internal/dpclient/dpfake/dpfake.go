@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -162,7 +163,7 @@ func (s *Server) DropReplies(drop bool) {
 func (s *Server) AddPackageVersion(repo, pkg, version string, schema map[string]any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !contains(s.packages[pkg], repo) {
+	if !slices.Contains(s.packages[pkg], repo) {
 		s.packages[pkg] = append(s.packages[pkg], repo)
 	}
 	s.versions[dpapi.PackageVersionName(repo, pkg, version)] = schema
@@ -813,15 +814,6 @@ func asInt(v any) int64 {
 		return int64(n)
 	}
 	return 0
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // copyOf is a deep copy of a JSON-shaped map; numbers keep their Go type.

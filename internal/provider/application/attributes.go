@@ -480,12 +480,8 @@ func sameModel(a, b *applicationModel) bool {
 // the schema computes alone always, and optional ones without a default
 // when the plan leaves them unknown.
 func copyComputed(plan, state *applicationModel) {
-	for _, n := range attributeNames {
-		a := attributes[n]
-		if !a.computed() || a.defaultValue() != nil {
-			continue
-		}
-		if !a.schema.IsOptional() || plan.get(n).IsUnknown() {
+	for _, n := range createFills { // the computed attributes without a default
+		if !attributes[n].schema.IsOptional() || plan.get(n).IsUnknown() {
 			plan.set(n, state.get(n))
 		}
 	}
