@@ -51,6 +51,8 @@ type options struct {
 	// requestTimeout is the provider's request_timeout (0: its default).
 	heldReads      bool
 	requestTimeout time.Duration
+	// sweep runs the shortcut sweep (sweep.go) instead of the floors.
+	sweep bool
 }
 
 func parseSizes(s string) ([]int, error) {
@@ -90,6 +92,7 @@ func main() {
 	flag.DurationVar(&o.poll, "rss-poll", 20*time.Millisecond, "interval of /proc polling for the provider's RSS")
 	flag.BoolVar(&o.heldReads, "held-reads", false, "after each apply, plan again through a fault proxy that holds every read (an API server that answers nothing)")
 	flag.DurationVar(&o.requestTimeout, "request-timeout", 0, "provider request_timeout (0: the provider's default)")
+	flag.BoolVar(&o.sweep, "shortcut-sweep", false, "measure the provider with every shortcut off, each alone and all on, instead of the floors (sweep.go)")
 	env := flag.String("env", "", "extra KEY=VALUE,... for tofu and the provider (experiments, e.g. TF_LOG_SDK=OFF)")
 	flag.Parse()
 	for _, kv := range strings.Split(*env, ",") {
@@ -157,6 +160,9 @@ func run(ctx context.Context, o options) int {
 		return 2
 	}
 
+	if o.sweep {
+		return runSweep(ctx, o, b)
+	}
 	var results []*sizeResult
 	for _, n := range o.sizes {
 		if ctx.Err() != nil {

@@ -68,6 +68,13 @@ const (
 	shortcutDestroy       = "destroy"
 )
 
+// Names are the shortcuts' names in EnvVar, in the order of the package
+// comment.
+func Names() []string {
+	return []string{shortcutValidate, shortcutRead, shortcutPlanUnchanged, shortcutPlanCreate,
+		shortcutUpgrade, shortcutApplyCreate, shortcutDestroy}
+}
+
 // disabled returns the shortcuts EnvVar lists.
 func disabled() map[string]bool {
 	off := map[string]bool{}

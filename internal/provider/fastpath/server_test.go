@@ -1,7 +1,11 @@
 package fastpath
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -52,11 +56,52 @@ func TestEnvVar_TurnsShortcutsOff(t *testing.T) {
 					t.Errorf("%s not turned off by %q", name, tt.value)
 				}
 			}
-			for _, name := range []string{shortcutValidate, shortcutRead, shortcutPlanUnchanged, shortcutPlanCreate, shortcutUpgrade} {
+			for _, name := range Names() {
 				if off[name] && !slices.Contains(tt.off, name) {
 					t.Errorf("%s turned off by %q", name, tt.value)
 				}
 			}
 		})
+	}
+}
+
+// Names lists every shortcut a server turns off by name, and only those: the
+// benchmark's sweep (internal/scalebench -shortcut-sweep) measures each one
+// it lists.
+func TestNames_ListEveryShortcutTurnedOffByName(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := map[string]bool{}
+	re := regexp.MustCompile(`s\.off\[(shortcut\w+)\]`)
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+			used[m[1]] = true
+		}
+	}
+	byConst := map[string]string{"shortcutValidate": shortcutValidate, "shortcutRead": shortcutRead,
+		"shortcutPlanUnchanged": shortcutPlanUnchanged, "shortcutPlanCreate": shortcutPlanCreate,
+		"shortcutUpgrade": shortcutUpgrade, "shortcutApplyCreate": shortcutApplyCreate, "shortcutDestroy": shortcutDestroy}
+	var want []string
+	for c := range used {
+		name, ok := byConst[c]
+		if !ok {
+			t.Fatalf("%s is turned off by name but missing from this test's table", c)
+		}
+		want = append(want, name)
+	}
+	got := Names()
+	slices.Sort(want)
+	got = slices.Sorted(slices.Values(got))
+	if !slices.Equal(got, want) {
+		t.Errorf("Names() = %v, the shortcuts turned off by name are %v", got, want)
 	}
 }

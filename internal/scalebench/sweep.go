@@ -1,0 +1,251 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/fastpath"
+)
+
+// The shortcut sweep (-shortcut-sweep) measures what each of the provider's
+// protocol shortcuts saves: the four phases of N Applications with every
+// shortcut off, with each one alone, with all of them on, and then off and
+// on once more, so that the difference between two runs of the same
+// configuration gives the run-to-run noise each saving is judged against.
+
+// sweepConfig is one configuration of the sweep: its name and the value of
+// fastpath.EnvVar that makes it.
+type sweepConfig struct {
+	Name string
+	Env  string
+}
+
+const (
+	sweepOff = "all off"
+	sweepOn  = "all on"
+)
+
+// sweepConfigs are the sweep's configurations in the order they run.
+func sweepConfigs(names []string) []sweepConfig {
+	cs := []sweepConfig{{Name: sweepOff, Env: "off"}}
+	for _, n := range names {
+		var others []string
+		for _, o := range names {
+			if o != n {
+				others = append(others, o)
+			}
+		}
+		cs = append(cs, sweepConfig{Name: n, Env: strings.Join(others, ",")})
+	}
+	return append(cs, sweepConfig{Name: sweepOn}, sweepConfig{Name: sweepOff, Env: "off"}, sweepConfig{Name: sweepOn})
+}
+
+// sweepRun is one configuration's results, by phase.
+type sweepRun struct {
+	Config sweepConfig
+	Phases map[string]*phaseResult
+}
+
+// measureSweep runs the four phases of n Applications once per sweep
+// configuration, the provider's configuration only (no floors: the sweep
+// compares the provider with itself).
+func (b *bench) measureSweep(ctx context.Context, n int) []sweepRun {
+	lay := layout{N: n, P: b.o.p, NS: b.o.ns}
+	config := deckhouseConfig(lay.apps(), providerOptions{ConfigPath: b.cluster.KubeconfigPath(), QPS: b.o.qps, Burst: b.o.burst})
+	var runs []sweepRun
+	for i, sc := range sweepConfigs(fastpath.Names()) {
+		if ctx.Err() != nil {
+			break
+		}
+		runner := *b.tofu
+		runner.env = append(slices.Clone(b.tofu.env), fastpath.EnvVar+"="+sc.Env)
+		c := &configRun{kind: "deckhouse", runner: &runner, exe: b.provider, provider: true, out: map[string]*phaseResult{}, config: config}
+		c.dir = filepath.Join(b.work, fmt.Sprintf("n%d", n), fmt.Sprintf("sweep-%02d", i))
+		c.log = filepath.Join(c.dir, "cli.log")
+		c.failed = b.prepare(ctx, c)
+		for _, sp := range b.phaseSpecs() {
+			for j := 0; j < sp.runs; j++ {
+				c.step(ctx, b, sp, j)
+			}
+			if res := c.out[sp.name]; res != nil {
+				logf("N=%d shortcuts %s, %s: %s s, provider CPU %s s%s", n, sc.Name, sp.name, seconds(res.Wall), seconds(res.CPU), errSuffix(res.Err))
+			}
+		}
+		runs = append(runs, sweepRun{Config: sc, Phases: c.out})
+	}
+	return runs
+}
+
+// runSweep runs the sweep for each size and prints its tables.
+func runSweep(ctx context.Context, o options, b *bench) int {
+	var report strings.Builder
+	fmt.Fprintf(&report, "Shortcut sweep with %s: P=%d package versions, %d namespaces, -parallelism=%d.\n\n", b.cliName, o.p, o.ns, o.parallelism)
+	for _, n := range o.sizes {
+		runs := b.measureSweep(ctx, n)
+		if ctx.Err() != nil {
+			logf("interrupted")
+			return 2
+		}
+		report.WriteString(renderSweep(n, runs))
+	}
+	fmt.Print(report.String())
+	if o.out != "" {
+		if err := os.WriteFile(o.out, []byte(report.String()), 0o644); err != nil {
+			logf("error: write %s: %v", o.out, err)
+			return 2
+		}
+	}
+	return 0
+}
+
+// sweepPhases are the phases a sweep reports, in order.
+var sweepPhases = []string{phasePlanCreate, phaseApply, phasePlanRefresh, phaseDestroy}
+
+// sweepMeasure is one figure of a phase result.
+type sweepMeasure struct {
+	Name string
+	Of   func(*phaseResult) time.Duration
+}
+
+var sweepMeasures = []sweepMeasure{
+	{"provider CPU s", func(p *phaseResult) time.Duration { return p.CPU }},
+	{"CLI + provider CPU s", func(p *phaseResult) time.Duration { return p.TofuCPU }},
+	{"wall s", func(p *phaseResult) time.Duration { return p.Wall }},
+}
+
+// sweepStats are, per measure and phase, the mean of the all-off runs and
+// the noise: the larger difference between the two runs of all off and of
+// all on.
+type sweepStats struct {
+	Base  map[string]map[string]float64 // measure, phase → seconds
+	Noise map[string]map[string]float64
+}
+
+func sweepStatistics(runs []sweepRun) sweepStats {
+	st := sweepStats{Base: map[string]map[string]float64{}, Noise: map[string]map[string]float64{}}
+	for _, m := range sweepMeasures {
+		st.Base[m.Name], st.Noise[m.Name] = map[string]float64{}, map[string]float64{}
+		for _, ph := range sweepPhases {
+			off := sweepValues(runs, sweepOff, ph, m)
+			on := sweepValues(runs, sweepOn, ph, m)
+			st.Base[m.Name][ph] = mean(off)
+			st.Noise[m.Name][ph] = math.Max(spread(off), spread(on))
+		}
+	}
+	return st
+}
+
+// sweepValues are the seconds of measure m in phase ph of every successful
+// run of the configuration named name.
+func sweepValues(runs []sweepRun, name, ph string, m sweepMeasure) []float64 {
+	var out []float64
+	for _, r := range runs {
+		if p := r.Phases[ph]; r.Config.Name == name && p != nil && p.Err == "" {
+			out = append(out, m.Of(p).Seconds())
+		}
+	}
+	return out
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+func spread(xs []float64) float64 {
+	if len(xs) < 2 {
+		return 0
+	}
+	return slices.Max(xs) - slices.Min(xs)
+}
+
+// renderSweep is one table per measure: each configuration's seconds per
+// phase and, for a single shortcut and all on, the saving against the mean
+// of all off, marked * where it exceeds the noise; then the noise row and a
+// verdict per shortcut.
+func renderSweep(n int, runs []sweepRun) string {
+	st := sweepStatistics(runs)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Shortcut sweep, N=%d: each configuration runs the four phases once (plans best of -repeat); saving = mean of the all-off runs − this run; * where the saving exceeds the noise (the larger spread between the two runs of all off and of all on).\n", n)
+	for _, m := range sweepMeasures {
+		fmt.Fprintf(&b, "\n| %s | %s |\n|---|%s\n", m.Name, strings.Join(sweepPhases, " | "), strings.Repeat("---|", len(sweepPhases)))
+		for _, r := range runs {
+			cells := make([]string, len(sweepPhases))
+			for i, ph := range sweepPhases {
+				cells[i] = sweepCell(r, ph, m, st)
+			}
+			fmt.Fprintf(&b, "| %s | %s |\n", r.Config.Name, strings.Join(cells, " | "))
+		}
+		cells := make([]string, len(sweepPhases))
+		for i, ph := range sweepPhases {
+			cells[i] = fmt.Sprintf("±%.2f", st.Noise[m.Name][ph])
+		}
+		fmt.Fprintf(&b, "| noise | %s |\n", strings.Join(cells, " | "))
+	}
+	b.WriteString("\nVerdicts (a shortcut pays when its saving exceeds the noise in some phase and measure):\n\n")
+	for _, name := range fastpath.Names() {
+		var pays []string
+		for _, r := range runs {
+			if r.Config.Name != name {
+				continue
+			}
+			for _, m := range sweepMeasures {
+				for _, ph := range sweepPhases {
+					if s, ok := sweepSaving(r, ph, m, st); ok && s > st.Noise[m.Name][ph] {
+						pays = append(pays, fmt.Sprintf("%s %s −%.2f", ph, m.Name, s))
+					}
+				}
+			}
+		}
+		if len(pays) == 0 {
+			fmt.Fprintf(&b, "- %s: within the noise\n", name)
+			continue
+		}
+		fmt.Fprintf(&b, "- %s: pays (%s)\n", name, strings.Join(pays, "; "))
+	}
+	return b.String()
+}
+
+// sweepSaving is the saving of run r in phase ph against the all-off mean.
+func sweepSaving(r sweepRun, ph string, m sweepMeasure, st sweepStats) (float64, bool) {
+	p := r.Phases[ph]
+	base := st.Base[m.Name][ph]
+	if p == nil || p.Err != "" || math.IsNaN(base) {
+		return 0, false
+	}
+	return base - m.Of(p).Seconds(), true
+}
+
+func sweepCell(r sweepRun, ph string, m sweepMeasure, st sweepStats) string {
+	p := r.Phases[ph]
+	switch {
+	case p == nil:
+		return "–"
+	case p.Err != "":
+		return "failed"
+	}
+	cell := seconds(m.Of(p))
+	if r.Config.Name == sweepOff {
+		return cell
+	}
+	if s, ok := sweepSaving(r, ph, m, st); ok {
+		mark := ""
+		if s > st.Noise[m.Name][ph] {
+			mark = "*"
+		}
+		cell += fmt.Sprintf(" (%+.2f%s)", -s, mark)
+	}
+	return cell
+}
