@@ -51,8 +51,10 @@ type options struct {
 	// requestTimeout is the provider's request_timeout (0: its default).
 	heldReads      bool
 	requestTimeout time.Duration
-	// sweep runs the shortcut sweep (sweep.go) instead of the floors.
-	sweep bool
+	// sweep runs the shortcut sweep (sweep.go) instead of the floors;
+	// sweepOnly, when not empty, names the configurations it runs.
+	sweep     bool
+	sweepOnly []string
 }
 
 func parseSizes(s string) ([]int, error) {
@@ -93,11 +95,18 @@ func main() {
 	flag.BoolVar(&o.heldReads, "held-reads", false, "after each apply, plan again through a fault proxy that holds every read (an API server that answers nothing)")
 	flag.DurationVar(&o.requestTimeout, "request-timeout", 0, "provider request_timeout (0: the provider's default)")
 	flag.BoolVar(&o.sweep, "shortcut-sweep", false, "measure the provider with every shortcut off, each alone and all on, instead of the floors (sweep.go)")
+	only := flag.String("sweep-only", "", "comma-separated names of the sweep's configurations to run (\"all off\", a shortcut's name, \"all on\"; default: every one, with all off and all on twice)")
 	env := flag.String("env", "", "extra KEY=VALUE,... for tofu and the provider (experiments, e.g. TF_LOG_SDK=OFF)")
 	flag.Parse()
 	for _, kv := range strings.Split(*env, ",") {
 		if kv = strings.TrimSpace(kv); kv != "" {
 			o.extraEnv = append(o.extraEnv, kv)
+		}
+	}
+
+	for _, name := range strings.Split(*only, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			o.sweepOnly = append(o.sweepOnly, name)
 		}
 	}
 

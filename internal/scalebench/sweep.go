@@ -46,6 +46,40 @@ func sweepConfigs(names []string) []sweepConfig {
 	return append(cs, sweepConfig{Name: sweepOn}, sweepConfig{Name: sweepOff, Env: "off"}, sweepConfig{Name: sweepOn})
 }
 
+// leaveOneOutConfigs are all on but one shortcut, each: run only when
+// -sweep-only names them ("all on but <name>"), to tell what removing one
+// costs when the others stay.
+func leaveOneOutConfigs(names []string) []sweepConfig {
+	var cs []sweepConfig
+	for _, n := range names {
+		cs = append(cs, sweepConfig{Name: sweepOn + " but " + n, Env: n})
+	}
+	return cs
+}
+
+// sweepPlan is the configurations a sweep runs: every configuration of
+// sweepConfigs, or those only names, in the order only gives them, each
+// name as often as only repeats it.
+func sweepPlan(names, only []string) ([]sweepConfig, error) {
+	all := sweepConfigs(names)
+	if len(only) == 0 {
+		return all, nil
+	}
+	known := map[string]sweepConfig{}
+	for _, c := range append(all, leaveOneOutConfigs(names)...) {
+		known[c.Name] = c
+	}
+	var out []sweepConfig
+	for _, n := range only {
+		c, ok := known[n]
+		if !ok {
+			return nil, fmt.Errorf("-sweep-only: no configuration %q", n)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
 // sweepRun is one configuration's results, by phase.
 type sweepRun struct {
 	Config sweepConfig
@@ -58,8 +92,13 @@ type sweepRun struct {
 func (b *bench) measureSweep(ctx context.Context, n int) []sweepRun {
 	lay := layout{N: n, P: b.o.p, NS: b.o.ns}
 	config := deckhouseConfig(lay.apps(), providerOptions{ConfigPath: b.cluster.KubeconfigPath(), QPS: b.o.qps, Burst: b.o.burst})
+	plan, err := sweepPlan(fastpath.Names(), b.o.sweepOnly)
+	if err != nil {
+		logf("error: %v", err)
+		return nil
+	}
 	var runs []sweepRun
-	for i, sc := range sweepConfigs(fastpath.Names()) {
+	for i, sc := range plan {
 		if ctx.Err() != nil {
 			break
 		}
@@ -74,7 +113,7 @@ func (b *bench) measureSweep(ctx context.Context, n int) []sweepRun {
 				c.step(ctx, b, sp, j)
 			}
 			if res := c.out[sp.name]; res != nil {
-				logf("N=%d shortcuts %s, %s: %s s, provider CPU %s s%s", n, sc.Name, sp.name, seconds(res.Wall), seconds(res.CPU), errSuffix(res.Err))
+				logf("N=%d shortcuts %s, %s: %s s, provider CPU %s s, max RSS %d MB%s", n, sc.Name, sp.name, seconds(res.Wall), seconds(res.CPU), res.MaxRSSKB/1024, errSuffix(res.Err))
 			}
 		}
 		runs = append(runs, sweepRun{Config: sc, Phases: c.out})
@@ -215,6 +254,7 @@ func renderSweep(n int, runs []sweepRun) string {
 		}
 		fmt.Fprintf(&b, "- %s: pays (%s)\n", name, strings.Join(pays, "; "))
 	}
+	b.WriteString(renderLeaveOneOut(runs))
 	return b.String()
 }
 
@@ -248,4 +288,38 @@ func sweepCell(r sweepRun, ph string, m sweepMeasure, st sweepStats) string {
 		cell += fmt.Sprintf(" (%+.2f%s)", -s, mark)
 	}
 	return cell
+}
+
+// renderLeaveOneOut is, when the runs hold "all on but <name>"
+// configurations, what removing each costs: the mean of its runs less the
+// mean of the all-on runs per phase and measure, against the noise (the
+// larger spread of either's runs); "" when there are none.
+func renderLeaveOneOut(runs []sweepRun) string {
+	var b strings.Builder
+	for _, name := range fastpath.Names() {
+		cfg := sweepOn + " but " + name
+		var cells []string
+		for _, m := range sweepMeasures {
+			for _, ph := range sweepPhases {
+				without, on := sweepValues(runs, cfg, ph, m), sweepValues(runs, sweepOn, ph, m)
+				if len(without) == 0 || len(on) == 0 {
+					continue
+				}
+				cost, noise := mean(without)-mean(on), math.Max(spread(without), spread(on))
+				mark := ""
+				if cost > noise {
+					mark = "*"
+				}
+				cells = append(cells, fmt.Sprintf("%s %s %+.2f%s (±%.2f)", ph, m.Name, cost, mark, noise))
+			}
+		}
+		if len(cells) > 0 {
+			fmt.Fprintf(&b, "- without %s (%d runs against %d all on): %s\n", name, len(sweepValues(runs, cfg, phaseDestroy, sweepMeasures[2])),
+				len(sweepValues(runs, sweepOn, phaseDestroy, sweepMeasures[2])), strings.Join(cells, "; "))
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\nWhat removing one shortcut costs (mean of all on but it − mean of all on; * above the noise):\n\n" + b.String()
 }
