@@ -55,6 +55,9 @@ type options struct {
 	// sweepOnly, when not empty, names the configurations it runs.
 	sweep     bool
 	sweepOnly []string
+	// sweepBins, when not empty, makes the sweep compare provider binaries
+	// (name=path), each with every shortcut on, instead of the shortcuts.
+	sweepBins []string
 }
 
 func parseSizes(s string) ([]int, error) {
@@ -96,6 +99,7 @@ func main() {
 	flag.DurationVar(&o.requestTimeout, "request-timeout", 0, "provider request_timeout (0: the provider's default)")
 	flag.BoolVar(&o.sweep, "shortcut-sweep", false, "measure the provider with every shortcut off, each alone and all on, instead of the floors (sweep.go)")
 	only := flag.String("sweep-only", "", "comma-separated names of the sweep's configurations to run (\"all off\", a shortcut's name, \"all on\"; default: every one, with all off and all on twice)")
+	bins := flag.String("sweep-bins", "", "comma-separated name=path of provider binaries the sweep compares, each with the shortcuts on (e.g. builds of two commits)")
 	env := flag.String("env", "", "extra KEY=VALUE,... for tofu and the provider (experiments, e.g. TF_LOG_SDK=OFF)")
 	flag.Parse()
 	for _, kv := range strings.Split(*env, ",") {
@@ -107,6 +111,13 @@ func main() {
 	for _, name := range strings.Split(*only, ",") {
 		if name = strings.TrimSpace(name); name != "" {
 			o.sweepOnly = append(o.sweepOnly, name)
+		}
+	}
+
+	for _, nb := range strings.Split(*bins, ",") {
+		if nb = strings.TrimSpace(nb); nb != "" {
+			o.sweepBins = append(o.sweepBins, nb)
+			o.sweep = true
 		}
 	}
 

@@ -24,6 +24,46 @@ import (
 type sweepConfig struct {
 	Name string
 	Env  string
+	bin  *sweepBinary // -sweep-bins: the provider binary it runs (nil: the one built)
+}
+
+// sweepBinary is a provider binary of -sweep-bins installed for the CLI.
+type sweepBinary struct {
+	exe    string
+	runner *tofuRunner
+}
+
+// binaryConfigs installs each binary of -sweep-bins (name=path) under its
+// name and returns one configuration per binary, shortcuts on, in the order
+// given (name a binary twice to run it twice).
+func (b *bench) binaryConfigs() ([]sweepConfig, error) {
+	var cs []sweepConfig
+	for _, nb := range b.o.sweepBins {
+		name, path, ok := strings.Cut(nb, "=")
+		if !ok || name == "" || path == "" {
+			return nil, fmt.Errorf("-sweep-bins: %q is not name=path", nb)
+		}
+		dir := filepath.Join(b.work, "bin-"+name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("-sweep-bins: %w", err)
+		}
+		exe := filepath.Join(dir, providerBinaryName)
+		if err := os.WriteFile(exe, data, 0o755); err != nil {
+			return nil, err
+		}
+		rc := filepath.Join(b.work, "bin-"+name+".tfrc")
+		if err := os.WriteFile(rc, []byte(cliConfig(dir)), 0o644); err != nil {
+			return nil, err
+		}
+		r := newTofuRunner(b.tofu.bin, rc)
+		r.env = append(r.env, b.o.extraEnv...)
+		cs = append(cs, sweepConfig{Name: name, bin: &sweepBinary{exe: exe, runner: r}})
+	}
+	return cs, nil
 }
 
 const (
@@ -93,6 +133,9 @@ func (b *bench) measureSweep(ctx context.Context, n int) []sweepRun {
 	lay := layout{N: n, P: b.o.p, NS: b.o.ns}
 	config := deckhouseConfig(lay.apps(), providerOptions{ConfigPath: b.cluster.KubeconfigPath(), QPS: b.o.qps, Burst: b.o.burst})
 	plan, err := sweepPlan(fastpath.Names(), b.o.sweepOnly)
+	if len(b.o.sweepBins) > 0 {
+		plan, err = b.binaryConfigs()
+	}
 	if err != nil {
 		logf("error: %v", err)
 		return nil
@@ -102,9 +145,12 @@ func (b *bench) measureSweep(ctx context.Context, n int) []sweepRun {
 		if ctx.Err() != nil {
 			break
 		}
-		runner := *b.tofu
-		runner.env = append(slices.Clone(b.tofu.env), fastpath.EnvVar+"="+sc.Env)
-		c := &configRun{kind: "deckhouse", runner: &runner, exe: b.provider, provider: true, out: map[string]*phaseResult{}, config: config}
+		runner, exe := *b.tofu, b.provider
+		if sc.bin != nil {
+			runner, exe = *sc.bin.runner, sc.bin.exe
+		}
+		runner.env = append(slices.Clone(runner.env), fastpath.EnvVar+"="+sc.Env)
+		c := &configRun{kind: "deckhouse", runner: &runner, exe: exe, provider: true, out: map[string]*phaseResult{}, config: config}
 		c.dir = filepath.Join(b.work, fmt.Sprintf("n%d", n), fmt.Sprintf("sweep-%02d", i))
 		c.log = filepath.Join(c.dir, "cli.log")
 		c.failed = b.prepare(ctx, c)
@@ -216,6 +262,7 @@ func spread(xs []float64) float64 {
 // verdict per shortcut.
 func renderSweep(n int, runs []sweepRun) string {
 	st := sweepStatistics(runs)
+	bins := len(runs) > 0 && runs[0].Config.bin != nil
 	var b strings.Builder
 	fmt.Fprintf(&b, "Shortcut sweep, N=%d: each configuration runs the four phases once (plans best of -repeat); saving = mean of the all-off runs − this run; * where the saving exceeds the noise (the larger spread between the two runs of all off and of all on).\n", n)
 	for _, m := range sweepMeasures {
@@ -224,14 +271,23 @@ func renderSweep(n int, runs []sweepRun) string {
 			cells := make([]string, len(sweepPhases))
 			for i, ph := range sweepPhases {
 				cells[i] = sweepCell(r, ph, m, st)
+				if p := r.Phases[ph]; r.Config.bin != nil && p != nil && p.Err == "" {
+					cells[i] = fmt.Sprintf("%s (%d MB)", seconds(m.Of(p)), p.MaxRSSKB/1024)
+				}
 			}
 			fmt.Fprintf(&b, "| %s | %s |\n", r.Config.Name, strings.Join(cells, " | "))
+		}
+		if bins {
+			continue
 		}
 		cells := make([]string, len(sweepPhases))
 		for i, ph := range sweepPhases {
 			cells[i] = fmt.Sprintf("±%.2f", st.Noise[m.Name][ph])
 		}
 		fmt.Fprintf(&b, "| noise | %s |\n", strings.Join(cells, " | "))
+	}
+	if bins {
+		return b.String()
 	}
 	b.WriteString("\nVerdicts (a shortcut pays when its saving exceeds the noise in some phase and measure):\n\n")
 	for _, name := range fastpath.Names() {

@@ -10,7 +10,8 @@ import (
 // all on run twice, so that the sweep knows its noise.
 func TestSweepConfigs_EachAloneTurnsTheOthersOff(t *testing.T) {
 	got := sweepConfigs([]string{"a", "b", "c"})
-	want := []sweepConfig{{sweepOff, "off"}, {"a", "b,c"}, {"b", "a,c"}, {"c", "a,b"}, {sweepOn, ""}, {sweepOff, "off"}, {sweepOn, ""}}
+	want := []sweepConfig{{Name: sweepOff, Env: "off"}, {Name: "a", Env: "b,c"}, {Name: "b", Env: "a,c"}, {Name: "c", Env: "a,b"},
+		{Name: sweepOn}, {Name: sweepOff, Env: "off"}, {Name: sweepOn}}
 	if len(got) != len(want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
