@@ -66,21 +66,25 @@ func profilePath(p string) string {
 // CLI, the provider and the plugin SDK.
 var logEnv = []string{
 	"TF_LOG", "TF_LOG_PATH", "TF_LOG_PROVIDER", "TF_LOG_SDK", "TF_LOG_SDK_PROTO",
-	"TF_LOG_SDK_FRAMEWORK", "TF_ACC_LOG_PATH",
+	"TF_LOG_SDK_FRAMEWORK", "TF_ACC_LOG_PATH", providerLogEnv,
 }
 
-// quietSDKLogs turns off the plugin SDK's own logging when nobody asked for
-// logs. The SDK otherwise writes JSON TRACE lines to stderr for every RPC and
-// attribute, which the CLI reads and then discards when TF_LOG is unset: with
-// hundreds of resources that is a large share of the provider's CPU time.
-// The provider's own tflog lines are left alone.
-func quietSDKLogs() {
+// providerLogEnv is the level of the provider's own log lines (tflog), which
+// terraform-plugin-go reads as TF_LOG_PROVIDER_<the provider's type>.
+const providerLogEnv = "TF_LOG_PROVIDER_DECKHOUSE"
+
+// quietLogs turns off the logs of the plugin SDK and the provider's own
+// when nobody asked for logs. Both write JSON lines to stderr at TRACE for
+// every RPC, which the CLI reads, parses and then discards when TF_LOG is
+// unset: with hundreds of resources that is a share of the provider's CPU
+// time and of the CLI's.
+func quietLogs() {
 	for _, k := range logEnv {
 		if os.Getenv(k) != "" {
 			return
 		}
 	}
-	for _, k := range []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK"} {
+	for _, k := range []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK", providerLogEnv} {
 		_ = os.Setenv(k, "OFF")
 	}
 }
@@ -90,7 +94,7 @@ func main() {
 	flag.BoolVar(&debugger, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
 
-	quietSDKLogs()
+	quietLogs()
 	// The garbage collector keeps Go's defaults; GOGC and GOMEMLIMIT work as
 	// usual. Measured with internal/scalebench at N = 1000: GOGC=400 alone
 	// took the provider to 167 MB RSS, GOGC=400 with a 96 MiB soft limit to

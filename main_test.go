@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"runtime/debug"
 	"testing"
 )
@@ -26,6 +27,43 @@ func TestServedVersion_CommitIsBuildMetadata(t *testing.T) {
 			t.Parallel()
 			if got := servedVersion(tt.version, tt.commit, tt.info); got != tt.want {
 				t.Errorf("servedVersion(%q, %q) = %q, want %q", tt.version, tt.commit, got, tt.want)
+			}
+		})
+	}
+}
+
+// The SDK's and the provider's own log lines are turned off only when no
+// variable asks for logs: the CLI would discard them.
+func TestQuietLogs_OffOnlyWhenNobodyAskedForLogs(t *testing.T) {
+	quieted := []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK", providerLogEnv}
+	tests := []struct {
+		name string
+		set  map[string]string
+		want string // the value of each quieted variable afterwards
+	}{
+		{name: "no logs asked for", want: "OFF"},
+		{name: "TF_LOG", set: map[string]string{"TF_LOG": "TRACE"}, want: ""},
+		{name: "TF_LOG_PROVIDER", set: map[string]string{"TF_LOG_PROVIDER": "DEBUG"}, want: ""},
+		{name: "the provider's own", set: map[string]string{providerLogEnv: "TRACE"}, want: ""},
+		{name: "TF_ACC_LOG_PATH", set: map[string]string{"TF_ACC_LOG_PATH": "/tmp/acc.log"}, want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, k := range append(append([]string{}, logEnv...), quieted...) {
+				t.Setenv(k, "")
+				os.Unsetenv(k)
+			}
+			for k, v := range tt.set {
+				t.Setenv(k, v)
+			}
+			quietLogs()
+			for _, k := range quieted {
+				if _, asked := tt.set[k]; asked {
+					continue
+				}
+				if got := os.Getenv(k); got != tt.want {
+					t.Errorf("%s = %q, want %q", k, got, tt.want)
+				}
 			}
 		})
 	}
