@@ -289,6 +289,15 @@ func renderSweep(n int, runs []sweepRun) string {
 	if bins {
 		return b.String()
 	}
+	b.WriteString(renderVerdicts(runs, st))
+	b.WriteString(renderLeaveOneOut(runs))
+	return b.String()
+}
+
+// renderVerdicts says, per shortcut measured alone, where its saving
+// exceeds the noise.
+func renderVerdicts(runs []sweepRun, st sweepStats) string {
+	var b strings.Builder
 	b.WriteString("\nVerdicts (a shortcut pays when its saving exceeds the noise in some phase and measure):\n\n")
 	for _, name := range fastpath.Names() {
 		var pays []string
@@ -310,7 +319,6 @@ func renderSweep(n int, runs []sweepRun) string {
 		}
 		fmt.Fprintf(&b, "- %s: pays (%s)\n", name, strings.Join(pays, "; "))
 	}
-	b.WriteString(renderLeaveOneOut(runs))
 	return b.String()
 }
 
