@@ -58,6 +58,9 @@ type options struct {
 	// sweepBins, when not empty, makes the sweep compare provider binaries
 	// (name=path), each with every shortcut on, instead of the shortcuts.
 	sweepBins []string
+	// sweepCreateOnly runs only the create plan in each sweep
+	// configuration (nothing is applied).
+	sweepCreateOnly bool
 }
 
 func parseSizes(s string) ([]int, error) {
@@ -99,6 +102,7 @@ func main() {
 	flag.DurationVar(&o.requestTimeout, "request-timeout", 0, "provider request_timeout (0: the provider's default)")
 	flag.BoolVar(&o.sweep, "shortcut-sweep", false, "measure the provider with every shortcut off, each alone and all on, instead of the floors (sweep.go)")
 	only := flag.String("sweep-only", "", "comma-separated names of the sweep's configurations to run (\"all off\", a shortcut's name, \"all on\"; default: every one, with all off and all on twice)")
+	flag.BoolVar(&o.sweepCreateOnly, "sweep-create-only", false, "the sweep runs only the create plan of each configuration (nothing applied: many repeats in little time)")
 	bins := flag.String("sweep-bins", "", "comma-separated name=path of provider binaries the sweep compares, each with the shortcuts on (e.g. builds of two commits)")
 	env := flag.String("env", "", "extra KEY=VALUE,... for tofu and the provider (experiments, e.g. TF_LOG_SDK=OFF)")
 	flag.Parse()

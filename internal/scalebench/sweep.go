@@ -155,6 +155,9 @@ func (b *bench) measureSweep(ctx context.Context, n int) []sweepRun {
 		c.log = filepath.Join(c.dir, "cli.log")
 		c.failed = b.prepare(ctx, c)
 		for _, sp := range b.phaseSpecs() {
+			if b.o.sweepCreateOnly && sp.name != phasePlanCreate {
+				continue
+			}
 			for j := 0; j < sp.runs; j++ {
 				c.step(ctx, b, sp, j)
 			}
