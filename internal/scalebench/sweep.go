@@ -126,9 +126,10 @@ type sweepRun struct {
 	Phases map[string]*phaseResult
 }
 
-// measureSweep runs the four phases of n Applications once per sweep
-// configuration, the provider's configuration only (no floors: the sweep
-// compares the provider with itself).
+// measureSweep runs the four phases of n Applications (the create plan
+// only with -sweep-create-only) once per sweep configuration, the
+// provider's configuration only (no floors: the sweep compares the provider
+// with itself).
 func (b *bench) measureSweep(ctx context.Context, n int) []sweepRun {
 	lay := layout{N: n, P: b.o.p, NS: b.o.ns}
 	config := deckhouseConfig(lay.apps(), providerOptions{ConfigPath: b.cluster.KubeconfigPath(), QPS: b.o.qps, Burst: b.o.burst})
@@ -267,7 +268,11 @@ func renderSweep(n int, runs []sweepRun) string {
 	st := sweepStatistics(runs)
 	bins := len(runs) > 0 && runs[0].Config.bin != nil
 	var b strings.Builder
-	fmt.Fprintf(&b, "Shortcut sweep, N=%d: each configuration runs the four phases once (plans best of -repeat); saving = mean of the all-off runs − this run; * where the saving exceeds the noise (the larger spread between the two runs of all off and of all on).\n", n)
+	if bins {
+		fmt.Fprintf(&b, "Provider binaries, N=%d, shortcuts on, one run each (plans best of -repeat): seconds (provider max RSS).\n", n)
+	} else {
+		fmt.Fprintf(&b, "Shortcut sweep, N=%d: each configuration runs the phases once (plans best of -repeat); saving = mean of the all-off runs − this run; * where the saving exceeds the noise (the larger spread between the two runs of all off and of all on).\n", n)
+	}
 	for _, m := range sweepMeasures {
 		fmt.Fprintf(&b, "\n| %s | %s |\n|---|%s\n", m.Name, strings.Join(sweepPhases, " | "), strings.Repeat("---|", len(sweepPhases)))
 		for _, r := range runs {
@@ -381,12 +386,22 @@ func renderLeaveOneOut(runs []sweepRun) string {
 			}
 		}
 		if len(cells) > 0 {
-			fmt.Fprintf(&b, "- without %s (%d runs against %d all on): %s\n", name, len(sweepValues(runs, cfg, phaseDestroy, sweepMeasures[2])),
-				len(sweepValues(runs, sweepOn, phaseDestroy, sweepMeasures[2])), strings.Join(cells, "; "))
+			fmt.Fprintf(&b, "- without %s (%d runs against %d all on): %s\n", name, countRuns(runs, cfg), countRuns(runs, sweepOn), strings.Join(cells, "; "))
 		}
 	}
 	if b.Len() == 0 {
 		return ""
 	}
 	return "\nWhat removing one shortcut costs (mean of all on but it − mean of all on; * above the noise):\n\n" + b.String()
+}
+
+// countRuns counts the runs of the configuration named name.
+func countRuns(runs []sweepRun, name string) int {
+	n := 0
+	for _, r := range runs {
+		if r.Config.Name == name {
+			n++
+		}
+	}
+	return n
 }

@@ -77,3 +77,20 @@ func TestRenderSweep_SavingCountsAboveTheNoise(t *testing.T) {
 		t.Errorf("a saving of 5.2 not counted:\n%s", out)
 	}
 }
+
+// What removing a shortcut costs is the mean of its leave-one-out runs less
+// the mean of the all-on runs, marked above the larger spread of either.
+func TestRenderLeaveOneOut_CostAboveTheSpreadIsMarked(t *testing.T) {
+	run := func(name string, cpu float64) sweepRun {
+		d := time.Duration(cpu * float64(time.Second))
+		return sweepRun{Config: sweepConfig{Name: name}, Phases: map[string]*phaseResult{phaseDestroy: {CPU: d, TofuCPU: d, Wall: d}}}
+	}
+	runs := []sweepRun{run(sweepOn, 3.4), run("all on but destroy", 4.4), run(sweepOn, 3.7), run("all on but destroy", 4.6)}
+	out := renderLeaveOneOut(runs)
+	if !strings.Contains(out, "without destroy (2 runs against 2 all on): destroy provider CPU s +0.95* (±0.30)") {
+		t.Errorf("unexpected report:\n%s", out)
+	}
+	if renderLeaveOneOut(runs[:1]) != "" {
+		t.Error("a report without leave-one-out runs")
+	}
+}
