@@ -187,9 +187,9 @@ func newMirrorCLI(t *testing.T, cliPath string, m *mirrorServer) *tofuCLI {
 	return c
 }
 
-// mirrorHashes returns every hash the mirror's <version>.json publishes for
-// host, sorted as the CLIs write them in a lock file.
-func mirrorHashes(t *testing.T, mirror, host, version string) []string {
+// mirrorArchives returns the hashes the mirror's <version>.json publishes
+// for host, by platform.
+func mirrorArchives(t *testing.T, mirror, host, version string) map[string][]string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(mirror, host, "deckhouse", "deckhouse", version+".json"))
 	if err != nil {
@@ -203,9 +203,20 @@ func mirrorHashes(t *testing.T, mirror, host, version string) []string {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
+	out := map[string][]string{}
+	for platform, a := range doc.Archives {
+		out[platform] = a.Hashes
+	}
+	return out
+}
+
+// mirrorHashes returns every hash the mirror's <version>.json publishes for
+// host, sorted as the CLIs write them in a lock file.
+func mirrorHashes(t *testing.T, mirror, host, version string) []string {
+	t.Helper()
 	var out []string
-	for _, a := range doc.Archives {
-		out = append(out, a.Hashes...)
+	for _, hashes := range mirrorArchives(t, mirror, host, version) {
+		out = append(out, hashes...)
 	}
 	slices.Sort(out)
 	out = slices.Compact(out)
@@ -344,20 +355,9 @@ func TestAccNetMirror_ProvidersLockRecordsEveryPlatform(t *testing.T) {
 			}
 			c.must(append(args, host+"/deckhouse/deckhouse")...)
 			lock := c.file(".terraform.lock.hcl")
-			b, err := os.ReadFile(filepath.Join(mirror, host, "deckhouse", "deckhouse", version+".json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var doc struct {
-				Archives map[string]struct {
-					Hashes []string `json:"hashes"`
-				} `json:"archives"`
-			}
-			if err := json.Unmarshal(b, &doc); err != nil {
-				t.Fatal(err)
-			}
+			archives := mirrorArchives(t, mirror, host, version)
 			for _, p := range platforms {
-				if h1 := doc.Archives[p].Hashes[0]; !strings.Contains(lock, h1) {
+				if h1 := archives[p][0]; !strings.Contains(lock, h1) {
 					t.Errorf("the lock file has no hash of %s (%s):\n%s", p, h1, lock)
 				}
 			}

@@ -59,6 +59,18 @@ type sizeResult struct {
 	CheckErr  string        // why the leftover check could not run
 }
 
+// wallCell is a phase's wall seconds, "(failed)" after them when the
+// phase failed, "-" without a result.
+func wallCell(p *phaseResult) string {
+	if p == nil {
+		return "-"
+	}
+	if p.Err != "" {
+		return seconds(p.Wall) + " (failed)"
+	}
+	return seconds(p.Wall)
+}
+
 func seconds(d time.Duration) string { return fmt.Sprintf("%.2f", d.Seconds()) }
 
 // ratio is deckhouse wall / floor wall, or "n/a".
@@ -77,27 +89,11 @@ func renderTable(results []*sizeResult) string {
 	for _, r := range results {
 		for _, ph := range phases {
 			d, f, z := r.Deckhouse[ph], r.Floor[ph], r.Noop[ph]
-			dw, zw, fw, zr, rt, rss, req, per := "-", "-", "-", "-", "-", "-", "-", "-"
+			dw, zw, fw, zr, rt, rss, req, per := wallCell(d), wallCell(z), wallCell(f), "-", "-", "-", "-", "-"
 			if d != nil {
-				dw = seconds(d.Wall)
-				if d.Err != "" {
-					dw += " (failed)"
-				}
 				rss = fmt.Sprintf("%.0f", float64(d.MaxRSSKB)/1024)
 				req = fmt.Sprintf("%d", d.Provider.Total)
 				per = fmt.Sprintf("%.2f", float64(d.Provider.Total)/float64(r.N))
-			}
-			if f != nil {
-				fw = seconds(f.Wall)
-				if f.Err != "" {
-					fw += " (failed)"
-				}
-			}
-			if z != nil {
-				zw = seconds(z.Wall)
-				if z.Err != "" {
-					zw += " (failed)"
-				}
 			}
 			if x, ok := ratio(d, z); ok {
 				zr = fmt.Sprintf("%.1f×", x)
@@ -154,15 +150,9 @@ func workRow(r *sizeResult, ph string) string {
 	prov := func(p *phaseResult) time.Duration { return p.CPU }
 
 	d, z, f, a := r.Deckhouse[ph], r.Noop[ph], r.Floor[ph], r.API[ph]
-	cr, api, ar, st := "-", "-", "-", "-"
+	cr, api, ar, st := "-", wallCell(a), "-", "-"
 	if x, ok := cpuRatio(d, z); ok {
 		cr = fmt.Sprintf("%.2f×", x)
-	}
-	if a != nil {
-		api = seconds(a.Wall)
-		if a.Err != "" {
-			api += " (failed)"
-		}
 	}
 	if x, ok := ratio(d, a); ok {
 		ar = fmt.Sprintf("%.2f×", x)

@@ -554,7 +554,7 @@ func (s *Server) applyLocked(ns, name, manager string, cfg map[string]any) map[s
 	} else {
 		spec, _ = obj["spec"].(map[string]any)
 	}
-	gen := asInt(md["generation"])
+	gen := Int64(md["generation"])
 	if gen == 0 || !reflect.DeepEqual(old["spec"], spec) {
 		gen++
 	}
@@ -599,7 +599,7 @@ func (s *Server) mergeLocked(ns, name, manager string, patch map[string]any) map
 	old := s.objects[key]
 	obj := mergePatch(copyOf(old), patch)
 	if !reflect.DeepEqual(normalize(obj["spec"]), normalize(old["spec"])) {
-		meta(obj)["generation"] = asInt(meta(old)["generation"]) + 1
+		meta(obj)["generation"] = Int64(meta(old)["generation"]) + 1
 	}
 	if manager != "" {
 		md := meta(obj)
@@ -804,7 +804,9 @@ func asSlice(v any) []any {
 	return s
 }
 
-func asInt(v any) int64 {
+// Int64 is a number of an object the fake holds (int64 as it stores them,
+// float64 or int as a test may set them) as an int64; 0 for anything else.
+func Int64(v any) int64 {
 	switch n := v.(type) {
 	case int64:
 		return n

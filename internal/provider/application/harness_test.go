@@ -88,18 +88,6 @@ func (f *fakeDP) allRequests() []string {
 	return out
 }
 
-func asInt(v any) int64 {
-	switch n := v.(type) {
-	case int64:
-		return n
-	case float64:
-		return int64(n)
-	case int:
-		return int64(n)
-	}
-	return 0
-}
-
 // harness drives the resource through the framework's protocol server,
 // configured for a fakeDP, as the CLI does.
 type harness struct {

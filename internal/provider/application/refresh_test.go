@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient/dpfake"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
@@ -69,7 +70,7 @@ func TestRead_EffectiveSettingsFromDPsRecordOnlyOfTheCurrentGeneration(t *testin
 			h.dp.editApp("app", func(md, _ map[string]any) {
 				md["resourceVersion"] = "99"
 				if tt.dpBehind {
-					md["generation"] = asInt(md["generation"]) + 1
+					md["generation"] = dpfake.Int64(md["generation"]) + 1
 				}
 			})
 			resp := h.read(encodeModel(t, m), created.private)
