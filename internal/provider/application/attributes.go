@@ -300,9 +300,10 @@ var attributes = map[string]attribute{
 		deleteReads: true,
 	},
 	"effective_settings": {
-		schema: schema.DynamicAttribute{
+		schema: schema.StringAttribute{
 			Computed: true,
-			MarkdownDescription: appstatus.EffectiveSettingsDescription + " Here computed at plan from `settings` " +
+			MarkdownDescription: appstatus.EffectiveSettingsDescription + " Here one compact JSON document (keys sorted; " +
+				"read it with `jsondecode()`; plans show its changes key by key), computed at plan from `settings` " +
 				"(unknown when the package version cannot be read at plan), with the project defaults DP will inject; " +
 				"values of `sensitive_settings` are not included. After an import, DP's record when DP has " +
 				"applied the current generation, else null until the first apply.",
@@ -314,9 +315,9 @@ var attributes = map[string]attribute{
 		refresh: true, manifest: manifestNull,
 	},
 	"last_applied_settings": {
-		schema: schema.DynamicAttribute{
+		schema: schema.StringAttribute{
 			Computed: true,
-			MarkdownDescription: appstatus.LastAppliedSettingsDescription + " Here without the paths supplied by " +
+			MarkdownDescription: appstatus.LastAppliedSettingsDescription + " Here a JSON document as `effective_settings`, without the paths supplied by " +
 				"`sensitive_settings` or owned by other field managers, and null when it equals `effective_settings` " +
 				"(the state holds that document once): null beside a non-null `effective_settings` means DP applied " +
 				"exactly the effective settings.",

@@ -58,7 +58,7 @@ func TestValidateShortcut_AgreesWithTheFramework(t *testing.T) {
 		{name: "sensitive settings without write-only support", config: with(func(m *applicationModel) {
 			m.SensitiveSettings = convert.ToDynamic(map[string]any{"password": "s3cret"})
 		})},
-		{name: "read-only attribute set", config: with(func(m *applicationModel) { m.EffectiveSettings = convert.ToDynamic(map[string]any{"a": 1}) })},
+		{name: "read-only attribute set", config: with(func(m *applicationModel) { m.EffectiveSettings = convert.ToJSONString(map[string]any{"a": 1}) })},
 		{name: "required attribute null", config: with(func(m *applicationModel) { m.PackageVersion = types.StringNull() })},
 		{name: "update and resource_requests set", config: with(func(m *applicationModel) {
 			m.Update, m.ResourceRequests = sampleUpdate(), sampleResourceRequests()

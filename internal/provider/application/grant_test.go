@@ -1,6 +1,7 @@
 package application
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -104,14 +105,28 @@ func TestApply_ProjectDefaultChangedSincePlanIsRefusedBeforeTheWrite(t *testing.
 	}
 }
 
+// storageClassOf is storageClass of the JSON document effective_settings
+// holds in dv.
 func storageClassOf(t *testing.T, dv *tfprotov6.DynamicValue) tftypes.Value {
 	t.Helper()
-	v, _, err := tftypes.WalkAttributePath(decodeModel(t, dv), tftypes.NewAttributePath().WithAttributeName("effective_settings").WithAttributeName("storageClass"))
+	v, _, err := tftypes.WalkAttributePath(decodeModel(t, dv), tftypes.NewAttributePath().WithAttributeName("effective_settings"))
 	got, ok := v.(tftypes.Value)
 	if err != nil || !ok {
-		t.Fatalf("effective_settings.storageClass: %v", err)
+		t.Fatalf("effective_settings: %v", err)
 	}
-	return got
+	var doc string
+	if err := got.As(&doc); err != nil {
+		t.Fatalf("effective_settings: %v", err)
+	}
+	var effective map[string]any
+	if err := json.Unmarshal([]byte(doc), &effective); err != nil {
+		t.Fatalf("effective_settings %q: %v", doc, err)
+	}
+	sc, ok := effective["storageClass"].(string)
+	if !ok {
+		t.Fatalf("effective_settings %s has no storageClass string", doc)
+	}
+	return tftypes.NewValue(tftypes.String, sc)
 }
 
 // An update that changes nothing DP applies (here only labels) keeps the

@@ -154,7 +154,7 @@ func checkGrantDefaultsAtWrite(ctx context.Context, cl *dpclient.Client, plan, p
 	if prior != nil && !specChanged(plan, prior) {
 		return nil
 	}
-	v, known, err := convert.FromDynamic(plan.EffectiveSettings)
+	v, known, err := convert.FromJSONString(plan.EffectiveSettings)
 	effective, isMap := v.(map[string]any)
 	if err != nil || !known || !isMap {
 		return nil

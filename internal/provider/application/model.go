@@ -39,9 +39,9 @@ type applicationModel struct {
 	FieldManager                   types.String   `tfsdk:"field_manager"`
 	ForceConflicts                 types.Bool     `tfsdk:"force_conflicts"`
 	Timeouts                       timeouts.Value `tfsdk:"timeouts"`
-	EffectiveSettings              types.Dynamic  `tfsdk:"effective_settings"`
+	EffectiveSettings              types.String   `tfsdk:"effective_settings"`
 	Status                         types.Object   `tfsdk:"status"`
-	LastAppliedSettings            types.Dynamic  `tfsdk:"last_applied_settings"`
+	LastAppliedSettings            types.String   `tfsdk:"last_applied_settings"`
 }
 
 // applicationIdentity is the resource identity (namespace, name).
@@ -74,13 +74,13 @@ func (m *applicationModel) waitFor() string {
 }
 
 // lastAppliedValue is status.lastAppliedConfiguration without the values
-// sensitive_settings wrote.
-func lastAppliedValue(obj *unstructured.Unstructured, sensitivePaths []sensitivePath) types.Dynamic {
+// sensitive_settings wrote, as a JSON document (convert.ToJSONString).
+func lastAppliedValue(obj *unstructured.Unstructured, sensitivePaths []sensitivePath) types.String {
 	v, ok, _ := unstructured.NestedFieldCopy(obj.Object, "status", "lastAppliedConfiguration")
 	if !ok || v == nil {
-		return types.DynamicNull()
+		return types.StringNull()
 	}
-	return convert.ToDynamic(stripPaths(v, resolvePaths(v, sensitivePaths, appSalt(obj.GetNamespace(), obj.GetName())), nil))
+	return convert.ToJSONString(stripPaths(v, resolvePaths(v, sensitivePaths, appSalt(obj.GetNamespace(), obj.GetName())), nil))
 }
 
 // lastAppliedStored is DP's record as the state stores it: null when it
@@ -90,16 +90,12 @@ func lastAppliedValue(obj *unstructured.Unstructured, sensitivePaths []sensitive
 // without values the effective settings have). A null last_applied_settings
 // beside a non-null effective_settings therefore means "equal to
 // effective_settings"; both null means DP has no record the state may hold.
-func lastAppliedStored(record, effective types.Dynamic) types.Dynamic {
-	if record.IsNull() || record.IsUnknown() || effective.IsNull() || effective.IsUnknown() {
+// Both are convert.ToJSONString's encoding: one document, one string.
+func lastAppliedStored(record, effective types.String) types.String {
+	if record.IsNull() || record.IsUnknown() || effective.IsNull() || effective.IsUnknown() || !record.Equal(effective) {
 		return record
 	}
-	r, rKnown, err1 := convert.FromDynamic(record)
-	e, eKnown, err2 := convert.FromDynamic(effective)
-	if err1 != nil || err2 != nil || !rKnown || !eKnown || !jsonEqual(r, e) {
-		return record
-	}
-	return types.DynamicNull()
+	return types.StringNull()
 }
 
 // jsonEqual compares two documents in the JSON data model by their encoding.

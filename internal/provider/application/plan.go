@@ -121,10 +121,10 @@ func (r *Resource) planChange(ctx context.Context, in planRequest) planResult {
 		}
 		return out
 	}
-	plan.EffectiveSettings = types.DynamicUnknown()
+	plan.EffectiveSettings = types.StringUnknown()
 	if prior != nil {
 		plan.Status = appstatus.ResourceUnknown()
-		plan.LastAppliedSettings = types.DynamicUnknown()
+		plan.LastAppliedSettings = types.StringUnknown()
 	}
 	r.planChecks(ctx, in, sensitive, replacing, &out)
 	return out
@@ -212,7 +212,7 @@ func (r *Resource) planChecks(ctx context.Context, in planRequest, sensitive any
 	if res.deferred || diags.HasError() {
 		return
 	}
-	plan.EffectiveSettings = convert.ToDynamic(res.effective)
+	plan.EffectiveSettings = convert.ToJSONString(res.effective)
 }
 
 // planPrevious completes the previous document of an update's checks (see

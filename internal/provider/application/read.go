@@ -205,7 +205,7 @@ func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *uns
 	if m.EffectiveSettings.IsNull() || m.EffectiveSettings.IsUnknown() {
 		// Not computed by an apply: DP's record is the value once it is of
 		// the current generation (appstatus.EffectiveSettings).
-		m.EffectiveSettings = types.DynamicNull()
+		m.EffectiveSettings = types.StringNull()
 		if _, ok := appstatus.EffectiveSettings(obj); ok {
 			m.EffectiveSettings = m.LastAppliedSettings
 		}

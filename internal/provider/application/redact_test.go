@@ -64,7 +64,7 @@ func TestRedaction_FollowsWhatTheStateHolds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			plan := appState()
 			plan.Settings = convert.ToDynamic(map[string]any{"replicas": 3})
-			plan.Status, plan.LastAppliedSettings = types.ObjectUnknown(plan.Status.AttributeTypes(ctx)), types.DynamicUnknown()
+			plan.Status, plan.LastAppliedSettings = types.ObjectUnknown(plan.Status.AttributeTypes(ctx)), types.StringUnknown()
 			wr := &writeRequest{plan: &plan, private: tt.priv, settings: map[string]any{"replicas": int64(3)}, secrets: newRedactor(nil),
 				opts: dpclient.ApplyOptions{FieldManager: providerdata.DefaultFieldManager}}
 			if tt.prior {

@@ -66,7 +66,7 @@ func TestRead_EffectiveSettingsFromDPsRecordOnlyOfTheCurrentGeneration(t *testin
 				t.Fatalf("create: %s", diagText(created.plan.Diagnostics))
 			}
 			m := h.model(created.state)
-			m.EffectiveSettings = types.DynamicNull()
+			m.EffectiveSettings = types.StringNull()
 			h.dp.editApp("app", func(md, _ map[string]any) {
 				md["resourceVersion"] = "99"
 				if tt.dpBehind {
@@ -91,7 +91,7 @@ func TestRead_EffectiveSettingsFromDPsRecordOnlyOfTheCurrentGeneration(t *testin
 			if !tt.dpBehind {
 				record = got.EffectiveSettings
 			}
-			if v, _, _ := convert.FromDynamic(record); !jsonEqual(v, map[string]any{"replicas": 2}) {
+			if v, _, _ := convert.FromJSONString(record); !jsonEqual(v, map[string]any{"replicas": 2}) {
 				t.Fatalf("DP's record in the state = %v, want {replicas: 2}", record)
 			}
 		})

@@ -20,7 +20,7 @@ import (
 // appState is an applied Application as the state holds it.
 func appState() applicationModel {
 	settings := convert.ToDynamic(map[string]any{"replicas": 2, "ingress": map[string]any{"host": "a.example.com"}})
-	effective := convert.ToDynamic(map[string]any{"replicas": 2, "logLevel": "Info", "ingress": map[string]any{"host": "a.example.com"}})
+	effective := convert.ToJSONString(map[string]any{"replicas": 2, "logLevel": "Info", "ingress": map[string]any{"host": "a.example.com"}})
 	m := applicationModel{
 		ID:                             types.StringValue("demo/app"),
 		Name:                           types.StringValue("app"),

@@ -19,9 +19,10 @@ import (
 // A state of schema version 0 (status with every condition, DP's record
 // stored beside equal effective settings) upgrades to the current version:
 // status without conditions, last_applied_settings null where it equals
-// effective_settings, every other value as stored. The states are those
-// earlier releases wrote (testdata/state), through the server the CLI talks
-// to (the protocol shortcut leaves an earlier version to the framework).
+// effective_settings, both settings documents as JSON strings, every other
+// value as stored. The states are those earlier releases wrote
+// (testdata/state), through the server the CLI talks to (the protocol
+// shortcut leaves an earlier version to the framework).
 func TestUpgradeState_Version0StoresDPsRecordOnceAndNoConditions(t *testing.T) {
 	release := fixtureAttributes(t, "../testdata/state/release-0.1.0/terraform.tfstate")
 	older := readJSONFile(t, "../testdata/state/application.json")
@@ -45,7 +46,7 @@ func TestUpgradeState_Version0StoresDPsRecordOnceAndNoConditions(t *testing.T) {
 		{name: "no effective settings", state: noEffective, keepLastApplied: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := upgradeV0(t, tt.state)
+			got := upgrade(t, 0, tt.state)
 			for name, want := range tt.state {
 				switch name {
 				case "status":
@@ -59,9 +60,12 @@ func TestUpgradeState_Version0StoresDPsRecordOnceAndNoConditions(t *testing.T) {
 						got[name] = withoutNulls(got[name].(map[string]any))
 					}
 				case "last_applied_settings":
+					want = jsonStringOfDynamic(t, want)
 					if !tt.keepLastApplied {
 						want = nil
 					}
+				case "effective_settings":
+					want = jsonStringOfDynamic(t, want)
 				}
 				if !reflect.DeepEqual(got[name], want) {
 					t.Errorf("%s = %v, want %v", name, got[name], want)
@@ -69,6 +73,71 @@ func TestUpgradeState_Version0StoresDPsRecordOnceAndNoConditions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A state of schema version 1 (the settings documents as dynamic values,
+// stored with their type) upgrades to the current version: each document as
+// its compact JSON string, with the encoding a plan computes
+// (convert.ToJSONString), every other value as stored.
+func TestUpgradeState_Version1StoresTheSettingsDocumentsAsJSONStrings(t *testing.T) {
+	v1 := func(v0 map[string]any) map[string]any {
+		t.Helper()
+		raw, err := json.Marshal(v0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if raw, err = upgradeV0JSON(raw); err != nil {
+			t.Fatal(err)
+		}
+		var out map[string]any
+		if err := json.Unmarshal(raw, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	release := v1(fixtureAttributes(t, "../testdata/state/release-0.1.0/terraform.tfstate"))
+	behind := cloneJSON(t, release)
+	behind["last_applied_settings"] = map[string]any{
+		"value": map[string]any{"replicas": 1.0, "host": "<a&b>"},
+		"type":  []any{"object", map[string]any{"replicas": "number", "host": "string"}},
+	}
+	noEffective := cloneJSON(t, release)
+	noEffective["effective_settings"], noEffective["last_applied_settings"] = nil, nil
+	for _, tt := range []struct {
+		name        string
+		state       map[string]any
+		lastApplied any
+	}{
+		{name: "DP applied the effective settings", state: release},
+		{name: "DP's record of earlier settings", state: behind, lastApplied: `{"host":"<a&b>","replicas":1}`},
+		{name: "no settings documents", state: noEffective},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := upgrade(t, 1, tt.state)
+			for name, want := range tt.state {
+				switch name {
+				case "effective_settings":
+					want = jsonStringOfDynamic(t, want)
+				case "last_applied_settings":
+					want = tt.lastApplied
+				}
+				if !reflect.DeepEqual(got[name], want) {
+					t.Errorf("%s = %#v, want %#v", name, got[name], want)
+				}
+			}
+		})
+	}
+}
+
+// jsonStringOfDynamic is the JSON string of the value of a dynamic value as
+// a state of version 0 or 1 stores it, as the plan encodes it (nil for null).
+func jsonStringOfDynamic(t *testing.T, stored any) any {
+	t.Helper()
+	dyn, ok := stored.(map[string]any)
+	if !ok || dyn["value"] == nil {
+		return nil
+	}
+	return convert.ToJSONString(dyn["value"]).ValueString()
 }
 
 // A version 0 state that is not a JSON object gets a diagnostic naming the
@@ -87,15 +156,15 @@ func TestUpgradeState_Version0ThatDoesNotDecodeIsADiagnostic(t *testing.T) {
 	}
 }
 
-// upgradedDynamic is the answer to the upgrade of a version 0 state.
-func upgradedDynamic(t *testing.T, state map[string]any) *tfprotov6.DynamicValue {
+// upgradedDynamic is the answer to the upgrade of a state of version.
+func upgradedDynamic(t *testing.T, version int64, state map[string]any) *tfprotov6.DynamicValue {
 	t.Helper()
 	raw, err := json.Marshal(state)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp, err := newServers(t, "", "").shortcut.UpgradeResourceState(context.Background(), &tfprotov6.UpgradeResourceStateRequest{
-		TypeName: TypeName, Version: 0, RawState: &tfprotov6.RawState{JSON: raw},
+		TypeName: TypeName, Version: version, RawState: &tfprotov6.RawState{JSON: raw},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -106,10 +175,11 @@ func upgradedDynamic(t *testing.T, state map[string]any) *tfprotov6.DynamicValue
 	return resp.UpgradedState
 }
 
-// upgradeV0 is the upgraded state as the CLI stores it (JSON, decoded).
-func upgradeV0(t *testing.T, state map[string]any) map[string]any {
+// upgrade is the upgraded state of a state of version as the CLI stores it
+// (JSON, decoded).
+func upgrade(t *testing.T, version int64, state map[string]any) map[string]any {
 	t.Helper()
-	dv := upgradedDynamic(t, state)
+	dv := upgradedDynamic(t, version, state)
 	raw := dv.JSON
 	if len(raw) == 0 {
 		ty := ctyStateType(t)
@@ -200,19 +270,19 @@ func withoutNulls(m map[string]any) map[string]any {
 // holds the document effective_settings holds, and the record otherwise.
 func TestLastAppliedStored_NullWhenEqualToEffectiveSettings(t *testing.T) {
 	t.Parallel()
-	doc := func(v any) types.Dynamic { return convert.ToDynamic(v) }
+	doc := func(v any) types.String { return convert.ToJSONString(v) }
 	two, one := map[string]any{"replicas": 2}, map[string]any{"replicas": 1}
 	for _, tt := range []struct {
 		name              string
-		record, effective types.Dynamic
+		record, effective types.String
 		wantNull          bool
 	}{
 		{"equal", doc(two), doc(two), true},
 		{"equal, numbers of other kinds", doc(map[string]any{"replicas": 2.0}), doc(map[string]any{"replicas": int64(2)}), true},
 		{"record of earlier settings", doc(one), doc(two), false},
-		{"no effective settings", doc(two), types.DynamicNull(), false},
-		{"effective settings unknown", doc(two), types.DynamicUnknown(), false},
-		{"no record", types.DynamicNull(), doc(two), true},
+		{"no effective settings", doc(two), types.StringNull(), false},
+		{"effective settings unknown", doc(two), types.StringUnknown(), false},
+		{"no record", types.StringNull(), doc(two), true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := lastAppliedStored(tt.record, tt.effective)

@@ -71,11 +71,8 @@ func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any)
 	if prior != nil {
 		// DP's record, which the state holds as effective_settings alone
 		// when the two are equal (lastAppliedStored).
-		for _, d := range []types.Dynamic{prior.LastAppliedSettings, prior.EffectiveSettings} {
-			if d.IsNull() || d.IsUnknown() {
-				continue
-			}
-			if v, known, err := convert.FromDynamic(d); err == nil && known && v != nil {
+		for _, d := range []types.String{prior.LastAppliedSettings, prior.EffectiveSettings} {
+			if v, known, err := convert.FromJSONString(d); err == nil && known && v != nil {
 				in.previous, in.hasPrevious = v, true
 				break
 			}

@@ -192,7 +192,7 @@ func (r *Resource) prepareWrite(ctx context.Context, plan, prior *applicationMod
 		}
 	}
 	repoUnresolved := plan.PackageRepositoryName.IsUnknown() || plan.PackageRepositoryName.IsNull()
-	effectiveUnknown := !fullyKnown(ctx, plan.EffectiveSettings)
+	effectiveUnknown := plan.EffectiveSettings.IsUnknown()
 	if repoUnresolved || effectiveUnknown || wr.sensitive != nil {
 		ci := checkInputFromModel(plan, prior, settings, wr.sensitive)
 		if prior != nil && priv.Imported {
@@ -213,7 +213,7 @@ func (r *Resource) prepareWrite(ctx context.Context, plan, prior *applicationMod
 			plan.PackageRepositoryName = types.StringValue(out.repository)
 		}
 		if effectiveUnknown {
-			plan.EffectiveSettings = convert.ToDynamic(out.effective)
+			plan.EffectiveSettings = convert.ToJSONString(out.effective)
 		}
 	}
 	merged := settings
@@ -383,7 +383,7 @@ func (r *Resource) written(_ context.Context, wr *writeRequest, obj *unstructure
 		plan.LastAppliedSettings = lastAppliedValue(obj, withForeignPaths(obj, wr.opts.FieldManager, paths))
 	}
 	if plan.EffectiveSettings.IsUnknown() {
-		plan.EffectiveSettings = types.DynamicNull()
+		plan.EffectiveSettings = types.StringNull()
 	}
 	plan.LastAppliedSettings = lastAppliedStored(plan.LastAppliedSettings, plan.EffectiveSettings)
 }

@@ -1,12 +1,10 @@
 package application
 
 import (
-	"context"
 	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
@@ -103,10 +101,4 @@ func dpFieldPath(text string, settings, sensitive any) (path.Path, bool) {
 		root = path.Root("sensitive_settings")
 	}
 	return diagnostics.AttributePath(root, p), true
-}
-
-// fullyKnown reports whether a dynamic value holds no unknown part.
-func fullyKnown(ctx context.Context, v types.Dynamic) bool {
-	tv, err := v.ToTerraformValue(ctx)
-	return err == nil && tv.IsFullyKnown()
 }
