@@ -45,5 +45,6 @@ resource "deckhouse_application" "demo" {
 
 output "effective_settings" {
   description = "The settings DP applies: defaults, project defaults and the user settings merged."
-  value       = deckhouse_application.demo.effective_settings
+  # The resource holds them as a JSON document: jsondecode gives the object.
+  value = jsondecode(deckhouse_application.demo.effective_settings)
 }

@@ -5,5 +5,8 @@ output "id" {
 
 output "effective_settings" {
   description = "The settings DP applies: package defaults, project defaults and the module inputs merged."
-  value       = deckhouse_application.this.effective_settings
+  # The resource holds them as a JSON document. try gives null where jsondecode
+  # fails: null after an import until the first apply, and the generated string
+  # of an override_resource in OpenTofu's module tests.
+  value = try(jsondecode(deckhouse_application.this.effective_settings), null)
 }

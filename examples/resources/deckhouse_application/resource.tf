@@ -45,8 +45,14 @@ variable "shop_admin_password" {
   ephemeral = true
 }
 
+# effective_settings is a JSON document. It is null after an import until the
+# first apply, and jsondecode does not accept null: try gives null then.
 output "shop_effective_settings" {
-  value = deckhouse_application.shop.effective_settings
+  value = try(jsondecode(deckhouse_application.shop.effective_settings), null)
+}
+
+output "shop_replicas" {
+  value = try(jsondecode(deckhouse_application.shop.effective_settings).replicas, null)
 }
 
 output "shop_urls" {

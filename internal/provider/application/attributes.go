@@ -304,7 +304,8 @@ var attributes = map[string]attribute{
 			Computed: true,
 			MarkdownDescription: appstatus.EffectiveSettingsDescription + " Here one compact JSON document (keys sorted; " +
 				"read it with `jsondecode()`; plans show its changes key by key), computed at plan from `settings` " +
-				"(unknown when the package version cannot be read at plan), with the project defaults DP will inject; " +
+				"(unknown when `settings` holds a value known only at apply, or the package version cannot be read at plan), " +
+				"with the project defaults DP will inject; " +
 				"values of `sensitive_settings` are not included. After an import, DP's record when DP has " +
 				"applied the current generation, else null until the first apply.",
 		},

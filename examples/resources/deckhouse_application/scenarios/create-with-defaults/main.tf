@@ -19,5 +19,5 @@ resource "deckhouse_application" "app" {
 }
 
 output "effective" {
-  value = deckhouse_application.app.effective_settings
+  value = jsondecode(deckhouse_application.app.effective_settings)
 }
