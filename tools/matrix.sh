@@ -78,7 +78,7 @@ TESTS=(
   TestAccServedSchema_DPsRuntimeRefusalFailsThePlan
   TestAccPlanVerdict_UnknownLeafWarnsAndNamesTheSkippedChecks
   TestAccStateUpgrade_EarlierReleasesStatePlansNoChange
-  TestAccStateUpgrade_Version0IsStoredLeanAndPlansNoChange
+  TestAccStateUpgrade_EarlierSchemaVersionsUpgradeAndPlanNoChange
   TestAccApplication_UpdateAndResourceRequests
   TestAccDestroy_CLIPlansItAndTheDeleteKeepsTheUIDPrecondition
   # data sources

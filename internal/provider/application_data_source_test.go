@@ -199,8 +199,9 @@ output "user" {
 // The resource and the data source read an Application's status with one
 // reader: for the same Application they hold the same status (null where DP
 // has written nothing; the resource without conditions), the same
-// effective_settings, and DP's record, which the resource's state holds once
-// (as effective_settings, last_applied_settings null) when they are equal.
+// effective_settings (a JSON string in the resource, an object in the data
+// source), and DP's record, which the resource's state holds once (as
+// effective_settings, last_applied_settings null) when they are equal.
 func TestAccApplicationStatus_ResourceAndDataSourceAgree(t *testing.T) {
 	e := newAccEnv(t)
 	cfg := e.config(`  settings = { replicas = 2 }
@@ -212,17 +213,18 @@ data "deckhouse_application" "test" {
 }
 `
 	ds := "data.deckhouse_application.test"
-	same := func(path string) statecheck.StateCheck {
-		return statecheck.CompareValuePairs(appAddr, tfjsonpath.New(path), ds, tfjsonpath.New(path), compare.ValuesSame())
-	}
 	sameStatus := func(key string) statecheck.StateCheck {
 		p := tfjsonpath.New("status").AtMapKey(key)
 		return statecheck.CompareValuePairs(appAddr, p, ds, p, compare.ValuesSame())
 	}
 	checks := []statecheck.StateCheck{
 		sameStatus("state"), sameStatus("message"), sameStatus("tip"), sameStatus("installed_version"),
-		sameStatus("urls"), sameStatus("configuration_applied"), same("effective_settings"),
-		statecheck.CompareValuePairs(appAddr, tfjsonpath.New("effective_settings"), ds, tfjsonpath.New("last_applied_settings"), compare.ValuesSame()),
+		sameStatus("urls"), sameStatus("configuration_applied"),
+		// The resource's settings attributes are JSON strings, the data
+		// source's objects: the same documents.
+		statecheck.CompareValuePairs(appAddr, effectiveSettings, ds, tfjsonpath.New("effective_settings"), sameJSONDocument()),
+		statecheck.CompareValuePairs(appAddr, effectiveSettings, ds, tfjsonpath.New("last_applied_settings"), sameJSONDocument()),
+		statecheck.ExpectKnownValue(appAddr, effectiveSettings, jsonAt("replicas", knownvalue.Int64Exact(2))),
 		statecheck.ExpectKnownValue(appAddr, tfjsonpath.New("last_applied_settings"), knownvalue.Null()),
 		statecheck.ExpectKnownValue(ds, tfjsonpath.New("status").AtMapKey("configuration_applied").AtMapKey("observed_generation"), knownvalue.Int64Exact(1)),
 		statecheck.ExpectKnownValue(ds, tfjsonpath.New("effective_settings").AtMapKey("replicas"), knownvalue.Int64Exact(2)),

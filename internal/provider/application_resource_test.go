@@ -130,14 +130,6 @@ func (e *appEnv) checkDestroyed(*terraform.State) error {
 
 const appAddr = "deckhouse_application.test"
 
-func effective(keys ...string) tfjsonpath.Path {
-	p := tfjsonpath.New("effective_settings")
-	for _, k := range keys {
-		p = p.AtMapKey(k)
-	}
-	return p
-}
-
 func TestAccApplication_CreateUpdateImportDriftDelete(t *testing.T) {
 	e := newAccEnv(t)
 	resource.Test(t, resource.TestCase{
@@ -151,10 +143,10 @@ func TestAccApplication_CreateUpdateImportDriftDelete(t *testing.T) {
 				Config: e.config(`  settings = { replicas = 2 }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(appAddr, plancheck.ResourceActionCreate),
-					plancheck.ExpectKnownValue(appAddr, effective("replicas"), knownvalue.Int64Exact(2)),
-					plancheck.ExpectKnownValue(appAddr, effective("logLevel"), knownvalue.StringExact("Info")),
-					plancheck.ExpectKnownValue(appAddr, effective("storageClass"), knownvalue.StringExact("fast")),
-					plancheck.ExpectKnownValue(appAddr, effective("storage", "mode"), knownvalue.StringExact("Internal")),
+					plancheck.ExpectKnownValue(appAddr, effectiveSettings, jsonAt("replicas", knownvalue.Int64Exact(2))),
+					plancheck.ExpectKnownValue(appAddr, effectiveSettings, jsonAt("logLevel", knownvalue.StringExact("Info"))),
+					plancheck.ExpectKnownValue(appAddr, effectiveSettings, jsonAt("storageClass", knownvalue.StringExact("fast"))),
+					plancheck.ExpectKnownValue(appAddr, effectiveSettings, jsonAt("storage.mode", knownvalue.StringExact("Internal"))),
 					plancheck.ExpectKnownValue(appAddr, tfjsonpath.New("package_repository_name"), knownvalue.StringExact("main")),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -162,7 +154,7 @@ func TestAccApplication_CreateUpdateImportDriftDelete(t *testing.T) {
 					statecheck.ExpectKnownValue(appAddr, tfjsonpath.New("status").AtMapKey("configuration_applied").AtMapKey("status"), knownvalue.StringExact("True")),
 					statecheck.ExpectKnownValue(appAddr, tfjsonpath.New("status").AtMapKey("installed_version"), knownvalue.StringExact("v1.0.0")),
 					// DP applied the effective settings: the state holds them once.
-					statecheck.ExpectKnownValue(appAddr, tfjsonpath.New("effective_settings").AtMapKey("storageClass"), knownvalue.StringExact("fast")),
+					statecheck.ExpectKnownValue(appAddr, effectiveSettings, jsonAt("storageClass", knownvalue.StringExact("fast"))),
 					statecheck.ExpectKnownValue(appAddr, tfjsonpath.New("last_applied_settings"), knownvalue.Null()),
 				},
 			},
@@ -172,7 +164,7 @@ func TestAccApplication_CreateUpdateImportDriftDelete(t *testing.T) {
   labels   = { team = "payments" }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(appAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(appAddr, effective("replicas"), knownvalue.Int64Exact(3)),
+					plancheck.ExpectKnownValue(appAddr, effectiveSettings, jsonAt("replicas", knownvalue.Int64Exact(3))),
 				}},
 				Check: func(*terraform.State) error {
 					obj, err := e.get("app")
@@ -191,7 +183,9 @@ func TestAccApplication_CreateUpdateImportDriftDelete(t *testing.T) {
 			{
 				// Import by namespace/name: any settings value may be a
 				// secret, so the settings documents stay out of the state
-				// until the first apply.
+				// until the first apply (settings an object, whose keys
+				// flatten to settings.<key>; effective_settings and
+				// last_applied_settings JSON strings, absent when null).
 				ResourceName:            appAddr,
 				ImportState:             true,
 				ImportStateId:           e.namespace + "/app",
@@ -200,7 +194,7 @@ func TestAccApplication_CreateUpdateImportDriftDelete(t *testing.T) {
 				ImportStateCheck: func(states []*terraform.InstanceState) error {
 					for _, s := range states {
 						for k := range s.Attributes {
-							if strings.HasPrefix(k, "settings.") || strings.HasPrefix(k, "effective_settings.") || strings.HasPrefix(k, "last_applied_settings.") {
+							if strings.HasPrefix(k, "settings.") || strings.HasPrefix(k, "effective_settings") || strings.HasPrefix(k, "last_applied_settings") {
 								return fmt.Errorf("an imported Application holds %s in the state", k)
 							}
 						}
@@ -307,7 +301,7 @@ func TestAccApplication_UpdateRules(t *testing.T) {
   immutable_field_change = "replace"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(appAddr, plancheck.ResourceActionReplace),
-					plancheck.ExpectKnownValue(appAddr, effective("storageClass"), knownvalue.StringExact("slow")),
+					plancheck.ExpectKnownValue(appAddr, effectiveSettings, jsonAt("storageClass", knownvalue.StringExact("slow"))),
 				}},
 			},
 		},

@@ -1,7 +1,7 @@
 package provider
 
 import (
-	"strings"
+	"encoding/json"
 	"testing"
 )
 
@@ -34,7 +34,8 @@ func TestAccPlanVerdict_UnknownLeafStillChecksItsSiblings(t *testing.T) {
 }
 
 // With only the unknown value, the plan passes with a warning that names
-// the checks it could not run, and shows the effective settings it knows.
+// the checks it could not run; effective_settings, one JSON string, is
+// unknown as a whole (known after apply).
 func TestAccPlanVerdict_UnknownLeafWarnsAndNamesTheSkippedChecks(t *testing.T) {
 	f := newFaultEnv(t)
 	f.cli.write(f.provider("") + unknownHost + f.app("test", "app", `  settings = {
@@ -48,8 +49,30 @@ func TestAccPlanVerdict_UnknownLeafWarnsAndNamesTheSkippedChecks(t *testing.T) {
 		}
 	}
 	show := f.cli.must("show", "-json", "p.tfplan").Stdout
-	if !strings.Contains(show, `"logLevel":"Info"`) {
-		t.Errorf("the planned effective settings lack the known defaults:\n%s", show)
+	var plan struct {
+		ResourceChanges []struct {
+			Address string `json:"address"`
+			Change  struct {
+				After        map[string]any `json:"after"`
+				AfterUnknown map[string]any `json:"after_unknown"`
+			} `json:"change"`
+		} `json:"resource_changes"`
+	}
+	if err := json.Unmarshal([]byte(show), &plan); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, rc := range plan.ResourceChanges {
+		if rc.Address != "deckhouse_application.test" {
+			continue
+		}
+		found = true
+		if v, ok := rc.Change.After["effective_settings"]; ok || rc.Change.AfterUnknown["effective_settings"] != true {
+			t.Errorf("planned effective_settings = %v (after_unknown %v), want unknown as a whole:\n%s", v, rc.Change.AfterUnknown["effective_settings"], show)
+		}
+	}
+	if !found {
+		t.Fatalf("the plan has no change of deckhouse_application.test:\n%s", show)
 	}
 	f.cli.must("apply", "p.tfplan")
 	f.cli.planClean()

@@ -27,7 +27,10 @@ import (
 // no change with the current provider. Each release whose state must keep
 // working has a folder testdata/state/release-<version>/, written once by
 // that release (DECKHOUSE_WRITE_STATE_FIXTURE=release-<version>, see
-// TestAccStateFixture_Write) and never rewritten:
+// TestAccStateFixture_Write) and never rewritten; a state shape that changed
+// again before it was released has testdata/state/schema-<version>/, written
+// by the last tree of that schema version (schema-1: commit c137979, before
+// effective_settings and last_applied_settings became JSON strings):
 //
 //	main.tf            the configuration applied (variables: kubeconfig, namespace, package_name)
 //	settings.yaml      the package's published settings schema
@@ -47,9 +50,9 @@ const (
 	fixtureHost      = "__REGISTRY_HOST__"
 )
 
-// stateFixtures are the releases whose states the current provider must
-// read without a change.
-var stateFixtures = []string{"release-0.1.0"}
+// stateFixtures are the releases (and unreleased schema versions) whose
+// states the current provider must read without a change.
+var stateFixtures = []string{"release-0.1.0", "schema-1"}
 
 var stateFixtureSeq atomic.Int64
 
@@ -227,15 +230,16 @@ func mapPrivate(t *testing.T, state string, f func(key string, value []byte) []b
 }
 
 // TestAccStateFixture_Write writes the state fixture of the release this
-// tree is (DECKHOUSE_WRITE_STATE_FIXTURE=release-<version>) into
-// testdata/state/release-<version>/, which already holds main.tf and
+// tree is (DECKHOUSE_WRITE_STATE_FIXTURE=release-<version>, or
+// schema-<version> for an unreleased schema version) into
+// testdata/state/<fixture>/, which already holds main.tf and
 // settings.yaml: it applies main.tf through OpenTofu, then keeps the
 // Application and the state, normalized. It refuses to overwrite a fixture:
 // a kept release's state is never rewritten.
 func TestAccStateFixture_Write(t *testing.T) {
 	fixture := os.Getenv("DECKHOUSE_WRITE_STATE_FIXTURE")
 	if fixture == "" || os.Getenv("TF_ACC") == "" {
-		t.Skip("writes a state fixture: DECKHOUSE_WRITE_STATE_FIXTURE=release-<version> and TF_ACC=1")
+		t.Skip("writes a state fixture: DECKHOUSE_WRITE_STATE_FIXTURE=release-<version> (or schema-<version>) and TF_ACC=1")
 	}
 	e := newFixtureEnv(t, fixture)
 	for _, f := range []string{"application.json", "terraform.tfstate"} {
