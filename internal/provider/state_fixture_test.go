@@ -131,16 +131,7 @@ func TestAccStateUpgrade_EarlierReleasesStatePlansNoChange(t *testing.T) {
 		for name, cliPath := range clis(t) {
 			t.Run(fixture+"/"+name, func(t *testing.T) {
 				t.Parallel()
-				e := newFixtureEnv(t, fixture)
-				app := e.seedFixtureApplication()
-				c := newTofuCLI(t, false, e.vars()...)
-				c.tofu = cliPath
-				cfg, err := os.ReadFile(filepath.Join(e.dir, "main.tf"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				writeFile(t, filepath.Join(c.dir, "main.tf"), string(cfg))
-				writeFile(t, filepath.Join(c.dir, "terraform.tfstate"), e.fillState(registryHost(name), app))
+				c, _ := newFixtureEnv(t, fixture).workdir(name, cliPath)
 
 				res := c.run(nil, "plan", "-detailed-exitcode")
 				if res.Code != 0 || !outputHas(res, "No changes.") {
@@ -149,6 +140,24 @@ func TestAccStateUpgrade_EarlierReleasesStatePlansNoChange(t *testing.T) {
 			})
 		}
 	}
+}
+
+// workdir puts the fixture's Application in the cluster as its release
+// wrote it, and its configuration and state (returned) in the working
+// folder of a CLI run of cliPath (the CLI named name).
+func (e *fixtureEnv) workdir(name, cliPath string) (*tofuCLI, string) {
+	e.t.Helper()
+	app := e.seedFixtureApplication()
+	c := newTofuCLI(e.t, false, e.vars()...)
+	c.tofu = cliPath
+	cfg, err := os.ReadFile(filepath.Join(e.dir, "main.tf"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	writeFile(e.t, filepath.Join(c.dir, "main.tf"), string(cfg))
+	state := e.fillState(registryHost(name), app)
+	writeFile(e.t, filepath.Join(c.dir, "terraform.tfstate"), state)
+	return c, state
 }
 
 // seedFixtureApplication creates the fixture's Application as the release

@@ -36,17 +36,7 @@ func TestAccStateUpgrade_EarlierSchemaVersionsUpgradeAndPlanNoChange(t *testing.
 		for name, cliPath := range clis(t) {
 			t.Run(tc.fixture+"/"+name, func(t *testing.T) {
 				t.Parallel()
-				e := newFixtureEnv(t, tc.fixture)
-				app := e.seedFixtureApplication()
-				c := newTofuCLI(t, false, e.vars()...)
-				c.tofu = cliPath
-				cfg, err := os.ReadFile(filepath.Join(e.dir, "main.tf"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				writeFile(t, filepath.Join(c.dir, "main.tf"), string(cfg))
-				state := e.fillState(registryHost(name), app)
-				writeFile(t, filepath.Join(c.dir, "terraform.tfstate"), state)
+				c, state := newFixtureEnv(t, tc.fixture).workdir(name, cliPath)
 				before := stateInstance(t, []byte(state))
 				if before.SchemaVersion != tc.schemaVersion {
 					t.Fatalf("the %s fixture has schema_version %d, want %d", tc.fixture, before.SchemaVersion, tc.schemaVersion)
