@@ -21,7 +21,7 @@ import (
 // A project administrator may change it between plan and apply. The CLI
 // plans each resource again at apply, and that plan reads the grant again:
 // a changed default then stops the resource with the CLI's "Provider
-// produced inconsistent final plan" naming effective_settings.<field>,
+// produced inconsistent final plan" naming .effective_settings (its two JSON documents),
 // before anything is written (the protocol does not tell the provider what
 // the earlier plan held, so it cannot speak first there). Right before the
 // write the apply reads the grant once more (once per namespace and
