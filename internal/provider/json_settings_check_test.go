@@ -1,10 +1,8 @@
 package provider
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,6 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 // The resource's effective_settings and last_applied_settings are strings,
@@ -47,7 +47,7 @@ func (c jsonDocCheck) CheckValue(v any) error {
 	if err != nil {
 		return err
 	}
-	if err := checkCanonicalJSON(s, doc); err != nil {
+	if err := checkCanonicalJSON(s); err != nil {
 		return err
 	}
 	at := doc
@@ -86,46 +86,16 @@ func decodeJSONDocument(s string) (any, error) {
 	return doc, nil
 }
 
-// checkCanonicalJSON fails unless s, whose decoded document is doc, is
-// compact, has its object keys sorted, escapes no HTML and writes every
+// checkCanonicalJSON fails unless s is one JSON document in the encoding of
+// convert.ToJSONString: compact, object keys sorted, no HTML escaped, every
 // integral number as an integer.
-func checkCanonicalJSON(s string, doc any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(doc); err != nil {
-		return err
+func checkCanonicalJSON(s string) error {
+	doc, err := convert.DecodeJSON([]byte(s))
+	if err != nil {
+		return fmt.Errorf("not a JSON document: %w: %s", err, s)
 	}
-	if want := strings.TrimSuffix(buf.String(), "\n"); s != want {
+	if want, _ := convert.CanonicalJSON(doc); string(want) != s {
 		return fmt.Errorf("JSON string not in the canonical encoding:\n got %s\nwant %s", s, want)
-	}
-	return walkNumbers(doc, func(n json.Number) error {
-		if !strings.ContainsAny(string(n), ".eE") {
-			return nil
-		}
-		if f, _, err := big.ParseFloat(string(n), 10, 512, big.ToNearestEven); err == nil && f.IsInt() {
-			return fmt.Errorf("JSON string writes the integral number %s not as an integer: %s", n, s)
-		}
-		return nil
-	})
-}
-
-func walkNumbers(v any, f func(json.Number) error) error {
-	switch x := v.(type) {
-	case json.Number:
-		return f(x)
-	case map[string]any:
-		for _, e := range x {
-			if err := walkNumbers(e, f); err != nil {
-				return err
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if err := walkNumbers(e, f); err != nil {
-				return err
-			}
-		}
 	}
 	return nil
 }
@@ -158,29 +128,18 @@ func (jsonDocumentsSame) CompareValues(values ...any) error {
 	return nil
 }
 
-// numbersByValue is v with every json.Number written one way per value.
+// numbersByValue is a decoded JSON value (numbers as json.Number, or Go
+// numbers) as convert reads a document: every number one way per value.
 func numbersByValue(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		f, _, err := big.ParseFloat(string(x), 10, 512, big.ToNearestEven)
-		if err != nil {
-			return string(x)
-		}
-		return f.Text('g', -1)
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = numbersByValue(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = numbersByValue(e)
-		}
-		return out
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
 	}
-	return v
+	out, err := convert.DecodeJSON(b)
+	if err != nil {
+		return v
+	}
+	return out
 }
 
 func TestJSONAt_ChecksTheCanonicalEncodingAndAMember(t *testing.T) {

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -102,7 +101,7 @@ func checkUpgradedSettings(t *testing.T, before, after storedInstance) {
 		default:
 			got, err := decodeJSONDocument(*s)
 			if err == nil {
-				err = checkCanonicalJSON(*s, got)
+				err = checkCanonicalJSON(*s)
 			}
 			if err != nil {
 				t.Errorf("%s: %v", k, err)
@@ -171,10 +170,8 @@ func sameJSON(a, b json.RawMessage) bool {
 		if len(r) == 0 {
 			return nil
 		}
-		dec := json.NewDecoder(bytes.NewReader(r))
-		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err != nil {
+		v, err := decodeJSONDocument(string(r))
+		if err != nil {
 			return string(r)
 		}
 		return v

@@ -105,13 +105,11 @@ func upgradeV0JSON(raw []byte) ([]byte, error) {
 // ({"value": …, "type": …}), neither null, hold the same document.
 func sameDynamicJSON(a, b json.RawMessage) bool {
 	value := func(raw json.RawMessage) (any, bool) {
-		var dyn struct {
-			Value json.RawMessage `json:"value"`
-		}
-		if len(raw) == 0 || json.Unmarshal(raw, &dyn) != nil || len(dyn.Value) == 0 || bytes.Equal(dyn.Value, []byte("null")) {
+		doc, err := dynamicValueJSON(raw)
+		if err != nil || doc == nil {
 			return nil, false
 		}
-		dec := json.NewDecoder(bytes.NewReader(dyn.Value))
+		dec := json.NewDecoder(bytes.NewReader(doc))
 		dec.UseNumber()
 		var v any
 		if dec.Decode(&v) != nil {
@@ -122,6 +120,24 @@ func sameDynamicJSON(a, b json.RawMessage) bool {
 	av, aok := value(a)
 	bv, bok := value(b)
 	return aok && bok && jsonEqual(av, bv)
+}
+
+// dynamicValueJSON is the JSON of the value of a dynamic value as a state
+// stores it ({"value": …, "type": …}); nil when either is null or absent.
+func dynamicValueJSON(raw json.RawMessage) (json.RawMessage, error) {
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, nil
+	}
+	var dyn struct {
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(raw, &dyn); err != nil {
+		return nil, err
+	}
+	if len(dyn.Value) == 0 || bytes.Equal(dyn.Value, []byte("null")) {
+		return nil, nil
+	}
+	return dyn.Value, nil
 }
 
 // upgradeV1JSON is the JSON of a version 1 state as version 2 stores it:
@@ -146,19 +162,11 @@ func upgradeV1JSON(raw []byte) ([]byte, error) {
 // dynamicAsJSONString is a dynamic value as a state stores it, as the JSON
 // of a string attribute holding its value's document (null for null).
 func dynamicAsJSONString(raw json.RawMessage) (json.RawMessage, error) {
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return json.RawMessage("null"), nil
+	value, err := dynamicValueJSON(raw)
+	if err != nil || value == nil {
+		return json.RawMessage("null"), err
 	}
-	var dyn struct {
-		Value json.RawMessage `json:"value"`
-	}
-	if err := json.Unmarshal(raw, &dyn); err != nil {
-		return nil, err
-	}
-	if len(dyn.Value) == 0 || bytes.Equal(dyn.Value, []byte("null")) {
-		return json.RawMessage("null"), nil
-	}
-	v, err := convert.DecodeJSON(dyn.Value)
+	v, err := convert.DecodeJSON(value)
 	if err != nil {
 		return nil, err
 	}
