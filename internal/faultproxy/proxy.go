@@ -472,8 +472,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case <-t.C:
 		case <-r.Context().Done():
 			t.Stop()
-			p.finish(ref, OutcomeClientGone, 0)
-			return
+			p.clientGone(ref)
 		}
 	}
 
@@ -562,10 +561,19 @@ func (p *Proxy) errorHandler(w http.ResponseWriter, r *http.Request, err error) 
 		p.finish(st.entry, OutcomeReset, 0)
 		reset(w)
 	case st.clientCtx.Err() != nil:
-		p.finish(st.entry, OutcomeClientGone, 0)
+		p.clientGone(st.entry)
 	default: // refused, reset by the upstream, or cut by StopUpstream
 		p.unreachable(w, st.entry, err)
 	}
+}
+
+// clientGone records that the client went before its answer and aborts the
+// connection: a handler that just returned would send an empty 200, which a
+// client closing its side (a TLS close_notify comes before the TCP close)
+// can still read as the answer to a request it gave up on.
+func (p *Proxy) clientGone(ref logRef) {
+	p.finish(ref, OutcomeClientGone, 0)
+	panic(http.ErrAbortHandler)
 }
 
 func (p *Proxy) unreachable(w http.ResponseWriter, ref logRef, err error) {

@@ -696,3 +696,41 @@ func TestDelay_ClientGivingUpIsNotForwarded(t *testing.T) {
 		t.Errorf("upstream saw %d requests, want none", n)
 	}
 }
+
+// A client that closes its side of the connection (a TLS close_notify, as
+// a transport giving up sends before the TCP close) may still read what
+// comes back in between: a delayed request it gave up on must never be
+// answered, least of all with an empty 200.
+func TestDelay_ClientGoneGetsNoAnswer(t *testing.T) {
+	t.Parallel()
+	api := &fakeAPI{}
+	p := startPair(t, api, Config{})
+	p.Add(Rule{Verb: VerbGet, Action: Delay(time.Minute)})
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(p.CAPEM())
+	conn, err := tls.Dial("tcp", strings.TrimPrefix(p.URL(), "https://"), &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: proxy\r\nAuthorization: Bearer %s\r\n\r\n", appPath, p.Token()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(p.Requests()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := conn.CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(conn); len(b) != 0 {
+		t.Errorf("the client that gave up read %q (%v), want nothing", b, err)
+	}
+	if got := p.Requests()[0].Outcome; got != OutcomeClientGone {
+		t.Errorf("outcome %q, want %q", got, OutcomeClientGone)
+	}
+	if n := len(api.Seen()); n != 0 {
+		t.Errorf("upstream saw %d requests, want none", n)
+	}
+}

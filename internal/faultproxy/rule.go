@@ -51,7 +51,7 @@ func ResetAfter() Action { return Action{kind: kindResetAfter, retryAfter: -1} }
 
 // Delay holds the request for d, then forwards it. The wait ends early when
 // the client gives up (its context or connection ends); the request is then
-// not forwarded.
+// not forwarded, and the connection is closed with no answer.
 func Delay(d time.Duration) Action { return Action{kind: kindForward, delay: d, retryAfter: -1} }
 
 // CutWatch forwards a watch request and ends the response stream cleanly
