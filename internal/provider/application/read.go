@@ -30,9 +30,17 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	prior := state
 	ref, diags := r.refresh(ctx, &state, priv)
 	resp.Diagnostics.Append(diags...)
-	switch {
-	case resp.Diagnostics.HasError():
+	if resp.Diagnostics.HasError() {
 		return
+	}
+	// The identity is set whether or not the Application is still there: a
+	// client that sends none (Terraform and OpenTofu before 1.12) gets it
+	// from Read, and the framework refuses a Read that leaves it unset, even
+	// one that removes the resource from the state.
+	if resp.Identity != nil {
+		resp.Diagnostics.Append(resp.Identity.Set(ctx, applicationIdentity{Namespace: state.Namespace, Name: state.Name})...)
+	}
+	switch {
 	case ref.gone:
 		resp.State.RemoveResource(ctx)
 		return
@@ -51,9 +59,6 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	}
 	if next := ref.private(priv); !next.equal(priv) {
 		resp.Diagnostics.Append(next.write(ctx, resp.Private)...)
-	}
-	if resp.Identity != nil {
-		resp.Diagnostics.Append(resp.Identity.Set(ctx, applicationIdentity{Namespace: state.Namespace, Name: state.Name})...)
 	}
 }
 

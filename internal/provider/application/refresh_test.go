@@ -1,10 +1,13 @@
 package application
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient/dpfake"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
@@ -30,6 +33,53 @@ func TestRead_ForeignUIDRemovesTheResourceFromState(t *testing.T) {
 	}
 	if strings.Contains(string(resp.Private), "uid-newcomer") {
 		t.Fatal("the newcomer's UID was recorded")
+	}
+}
+
+// A refresh that removes the resource from the state (the Application was
+// deleted, or another one took its name) still answers its identity: a
+// client that sends none (Terraform and OpenTofu before 1.12) gets it from
+// the read, and the framework fails a read without one ("Missing Resource
+// Identity After Read") instead of planning a create.
+func TestRead_RemovedFromStateStillAnswersTheIdentity(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(h *harness)
+	}{
+		{"deleted", func(h *harness) { h.dp.Reset() }},
+		{"replaced", func(h *harness) { h.dp.editApp("app", func(md, _ map[string]any) { md["uid"] = "uid-newcomer" }) }},
+	} {
+		for _, sendsIdentity := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s, client sends identity %v", tc.name, sendsIdentity), func(t *testing.T) {
+				h := newHarness(t)
+				_, created := createWithSecret(t, h)
+				tc.change(h)
+				req := &tfprotov6.ReadResourceRequest{TypeName: TypeName, CurrentState: created.state, Private: created.private}
+				if sendsIdentity {
+					req.CurrentIdentity = encodeIdentity(t, "demo", "app")
+				}
+				resp, err := h.srv.ReadResource(context.Background(), req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if hasError(resp.Diagnostics) {
+					t.Fatalf("read: %s", diagText(resp.Diagnostics))
+				}
+				if v := decodeModel(t, resp.NewState); !v.IsNull() {
+					t.Fatalf("the state still holds the resource: %v", v)
+				}
+				if resp.NewIdentity == nil || resp.NewIdentity.IdentityData == nil {
+					t.Fatal("no identity")
+				}
+				got, err := resp.NewIdentity.IdentityData.Unmarshal(identityType())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want, _ := encodeIdentity(t, "demo", "app").IdentityData.Unmarshal(identityType()); !got.Equal(want) {
+					t.Fatalf("identity %v, want %v", got, want)
+				}
+			})
+		}
 	}
 }
 
