@@ -65,6 +65,8 @@ read -r -a ONLY <<<"${MATRIX_CELLS:-}"
 TESTS=(
   # deckhouse_application (resource)
   TestAccApplication_CreateUpdateImportDriftDelete
+  TestAccApplication_RefreshThroughTheNamespaceList
+  TestAccTrust_DestroyLeavesARecreatedForeignApplication
   TestAccApplication_SensitiveSettings
   TestAccApplication_UpdateRules
   TestAccApplication_DestructiveSwitch
