@@ -59,7 +59,7 @@ func (e *appEnv) setSummaryMessage(name, text string) {
 // manager, and never by no field manager.
 func warnsOwnedBy(t *testing.T, step string, res tofuResult, manager string, paths ...string) {
 	t.Helper()
-	if !outputHas(res, "Settings owned by other field managers") || outputHas(res, "(no field manager)") {
+	if !outputHas(res, "Fields owned by other field managers") || outputHas(res, "(no field manager)") {
 		t.Fatalf("%s: the ownership warning is missing or names no field manager:\n%s", step, res.Output())
 	}
 	for _, p := range paths {

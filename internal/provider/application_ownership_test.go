@@ -46,7 +46,7 @@ func TestAccApplication_SettingsOfAnotherFieldManagerCauseNoDiffAndAreNeverShown
 	if res.Code != 0 {
 		t.Fatalf("plan after another manager added a key: exit %d, want 0:\n%s", res.Code, res.Output())
 	}
-	if !outputHas(res, "Settings owned by other field managers") || !outputHas(res, "settings.tlsSecretName (web-ui)") {
+	if !outputHas(res, "Fields owned by other field managers") || !outputHas(res, "settings.tlsSecretName (web-ui)") {
 		t.Fatalf("the plan does not name the foreign key and its manager:\n%s", res.Output())
 	}
 	if strings.Contains(res.Output(), marker) || strings.Contains(c.file("terraform.tfstate"), marker) {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 // The table of attribute facts: everything the resource's code needs to
@@ -97,6 +98,14 @@ type attribute struct {
 	// specTyped is a typed field of spec (appstatus.SpecField), written and
 	// read the same way.
 	specTyped *appstatus.SpecField
+	// at is where an attribute of another shape is in the Application
+	// (settings, labels, annotations); with specString and specTyped it is
+	// the place a refresh reads through the ownership projection
+	// (readProjected), one rule for all.
+	at []string
+	// skip are keys of a map attribute that are never read back (the
+	// provider's own annotations).
+	skip map[string]bool
 	// refresh: a refresh fills it from the Application (fromObject).
 	refresh bool
 	// deleteReads: Delete reads it of the state (DeleteValues decodes only
@@ -197,7 +206,7 @@ var attributes = map[string]attribute{
 			ElementType:         types.StringType,
 			MarkdownDescription: "Labels of the Application object. Labels added by others are not managed.",
 		},
-		dp: dpMetadata, change: changeMetadata, refresh: true, manifest: manifestRead,
+		dp: dpMetadata, change: changeMetadata, at: []string{"metadata", "labels"}, refresh: true, manifest: manifestRead,
 	},
 	"annotations": {
 		schema: schema.MapAttribute{
@@ -205,7 +214,11 @@ var attributes = map[string]attribute{
 			ElementType:         types.StringType,
 			MarkdownDescription: "Annotations of the Application object. Annotations added by others are not managed.",
 		},
-		dp: dpMetadata, change: changeMetadata, refresh: true, manifest: manifestRead,
+		dp: dpMetadata, change: changeMetadata, at: []string{"metadata", "annotations"}, refresh: true, manifest: manifestRead,
+		skip: map[string]bool{
+			allowDestructiveSwitchAnnotation:                   true,
+			"kubectl.kubernetes.io/last-applied-configuration": true,
+		},
 	},
 	"settings": {
 		schema: schema.DynamicAttribute{
@@ -213,7 +226,7 @@ var attributes = map[string]attribute{
 			MarkdownDescription: "Settings of the application (`spec.settings`), an object validated at plan against the " +
 				"settings schema published in the ApplicationPackageVersion.",
 		},
-		dp: dpSpec, change: changeSpec, refresh: true, secret: true, manifest: manifestNull,
+		dp: dpSpec, change: changeSpec, at: settingsPath, refresh: true, secret: true, manifest: manifestNull,
 	},
 	"sensitive_settings": {
 		schema: schema.DynamicAttribute{
@@ -547,22 +560,98 @@ func writeSpecFields(plan *applicationModel, spec map[string]any) {
 	}
 }
 
-// readSpecFields refreshes the plain and typed spec fields of m from obj. An
-// optional string absent (or empty) in the cluster stays as the prior state
-// had it when that was null; a required or computed one is the cluster's.
-func readSpecFields(m *applicationModel, obj *unstructured.Unstructured) {
-	for _, n := range attributeNames {
+// place is where the attribute is in the Application (nil: it is not
+// read back from one place of it).
+func (a attribute) place() []string {
+	switch {
+	case a.specString != "":
+		return []string{"spec", a.specString}
+	case a.specTyped != nil:
+		return []string{"spec", a.specTyped.JSON}
+	}
+	return a.at
+}
+
+// projected are the attribute names read back through the projection.
+var projected = namesWhere(func(a attribute) bool { return a.place() != nil })
+
+// readBack is what readProjected found besides the attributes it set.
+type readBack struct {
+	settings        any        // the settings as projected, in the JSON data model
+	hasSettings     bool       // false: the state holds none of them
+	settingsLeftOut [][]string // the settings paths left out of the state
+	named           namedFields
+}
+
+// readProjected refreshes every attribute the table places in the
+// Application from obj, through the one projection of ownership.go, over
+// the values m holds (the prior state's). whole reads the spec whole (an
+// import before its first apply). The settings are returned projected, for
+// fromObject to take the sensitive paths out.
+func readProjected(m *applicationModel, obj *unstructured.Unstructured, own owners, whole bool) (back readBack) {
+	for _, n := range projected {
 		a := attributes[n]
+		prior, set := priorJSON(m.get(n))
+		var p projection
+		var v any
+		var present bool
+		if (whole || !own.applied) && a.dp == dpSpec {
+			v, present, _ = unstructured.NestedFieldCopy(obj.Object, a.place()...)
+		} else {
+			v, present = p.project(obj.Object, own, a.place(), prior, set)
+		}
+		back.named.add(n, a, p)
 		switch {
 		case a.specString != "":
-			s, _, _ := unstructured.NestedString(obj.Object, "spec", a.specString)
-			if prior, ok := m.get(n).(types.String); ok && a.schema.IsOptional() && !a.schema.IsComputed() {
-				m.set(n, optionalString(s, prior))
+			s, _ := v.(string)
+			if priorS, ok := m.get(n).(types.String); ok && a.schema.IsOptional() && !a.schema.IsComputed() {
+				m.set(n, optionalString(s, priorS))
 			} else {
 				m.set(n, types.StringValue(s))
 			}
 		case a.specTyped != nil:
-			m.set(n, a.specTyped.ReadOver(obj, m.get(n)))
+			if !present {
+				v = nil
+			}
+			m.set(n, a.specTyped.FromJSON(v, m.get(n)))
+		case n == "settings":
+			back.settings, back.hasSettings, back.settingsLeftOut = v, present, pathsOf(p.leftOut)
+		default: // a map of strings: labels, annotations
+			m.set(n, stringMapValue(v, m.get(n), a.skip))
 		}
 	}
+	return back
+}
+
+// priorJSON is what the prior state holds of an attribute, in the JSON
+// data model, and whether it holds anything (null, unknown and "" are
+// nothing).
+func priorJSON(v attr.Value) (any, bool) {
+	if v == nil || v.IsNull() || v.IsUnknown() {
+		return nil, false
+	}
+	switch v := v.(type) {
+	case types.String:
+		return v.ValueString(), v.ValueString() != ""
+	case types.Dynamic:
+		doc, _, err := convert.FromDynamic(v)
+		return doc, err == nil && doc != nil
+	}
+	return appstatus.JSONOf(v), true
+}
+
+// stringMapValue is a projected map of strings as a value over prior,
+// without the keys of skip: null when empty and prior was null.
+func stringMapValue(v any, prior attr.Value, skip map[string]bool) types.Map {
+	m, _ := v.(map[string]any)
+	elems := map[string]attr.Value{}
+	for k, e := range m {
+		if s, ok := e.(string); ok && !skip[k] {
+			elems[k] = types.StringValue(s)
+		}
+	}
+	if len(elems) == 0 && (prior.IsNull() || prior.IsUnknown()) {
+		return types.MapNull(types.StringType)
+	}
+	return types.MapValueMust(types.StringType, elems)
 }

@@ -93,8 +93,10 @@ func TestOwnedSettings_MemberlessSetOnAMapOwnsNoKey(t *testing.T) {
 			wantForeign: []string{"settings.auth (kubectl-edit)", "settings.domain (kubectl-edit)", "settings.replicas (kubectl-edit)"}},
 		{name: "settings = {}", mine: `{"f:spec":{"f:settings":{}}}`, want: map[string]any{},
 			wantForeign: []string{"settings.auth (kubectl-edit)", "settings.domain (kubectl-edit)", "settings.replicas (kubectl-edit)"}},
+		// A state that does not set auth: its map holds nothing of this
+		// configuration's, so it is left out with the keys of others in it.
 		{name: "auth = {} one level down", mine: `{"f:spec":{"f:settings":{".":{},"f:replicas":{},"f:auth":{}}}}`,
-			want:        map[string]any{"replicas": int64(2), "auth": map[string]any{}},
+			want:        map[string]any{"replicas": int64(2)},
 			wantForeign: []string{"settings.auth.password (kubectl-edit)", "settings.auth.user (kubectl-edit)", "settings.domain (kubectl-edit)"}},
 		{name: "a scalar is owned whole", mine: `{"f:spec":{"f:settings":{"f:domain":{}}}}`,
 			want:        map[string]any{"domain": "web.example.com"},
@@ -151,8 +153,10 @@ func TestOwnedSettings_UpdateManagersAreNamed(t *testing.T) {
 	}
 }
 
-// ownedSettings is splitOwnedSettings without the foreign paths.
-func ownedSettings(obj *unstructured.Unstructured, manager string, settings any) (any, diag.Diagnostics) {
-	owned, _, diags := splitOwnedSettings(obj, manager, settings)
-	return owned, diags
+// ownedSettings is the refresh's projection of settings, for a state that
+// sets none of them, and its warning.
+func ownedSettings(obj *unstructured.Unstructured, manager string, _ any) (any, diag.Diagnostics) {
+	m := importedModel(obj.GetNamespace(), obj.GetName())
+	back := readProjected(&m, obj, readOwners(obj, manager), false)
+	return back.settings, back.named.warning(obj, manager)
 }

@@ -2,16 +2,13 @@ package application
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
@@ -126,7 +123,8 @@ func (r *Resource) refreshFrom(ctx context.Context, state *applicationModel, pri
 		// = "read" says the settings hold none.
 		settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
 		secrets := newRedactor(settings)
-		diags.Append(r.fromObject(ctx, state, obj, nil, r.fieldManager(state), secrets.Redact)...)
+		readDiags, _ := r.fromObjectRead(ctx, state, obj, nil, r.fieldManager(state), secrets.Redact, true)
+		diags.Append(readDiags...)
 		if !r.readsImportedSettings() {
 			withoutSecrets(state)
 		}
@@ -134,7 +132,13 @@ func (r *Resource) refreshFrom(ctx context.Context, state *applicationModel, pri
 	}
 	values, keys := secretsInCluster(obj, withForeignPaths(obj, r.fieldManager(state), priv.SensitivePaths))
 	secrets := newRedactor(values).WithKeys(keys)
-	diags.Append(r.fromObject(ctx, state, obj, priv.SensitivePaths, r.fieldManager(state), secrets.Redact)...)
+	readDiags, takenOver := r.fromObjectRead(ctx, state, obj, priv.SensitivePaths, r.fieldManager(state), secrets.Redact, false)
+	diags.Append(readDiags...)
+	if takenOver {
+		// The warning depends on what the state holds: the refresh shortcut,
+		// which does not read the state, leaves the next refresh to Read.
+		out.rv = ""
+	}
 	return out, diags
 }
 
@@ -164,33 +168,32 @@ func secretsInCluster(obj *unstructured.Unstructured, sps []sensitivePath) (valu
 
 // fromObject refreshes m from the Application in the cluster.
 func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *unstructured.Unstructured, sensitivePaths []sensitivePath, manager string, redact func(string) string) diag.Diagnostics {
-	var diags diag.Diagnostics
+	diags, _ := r.fromObjectRead(ctx, m, obj, sensitivePaths, manager, redact, false)
+	return diags
+}
+
+// fromObjectRead is fromObject reading the spec whole when whole is set (an
+// import before its first apply); takenOver reports that the warning names
+// a field this configuration sets that another manager took over.
+func (r *Resource) fromObjectRead(_ context.Context, m *applicationModel, obj *unstructured.Unstructured, sensitivePaths []sensitivePath, manager string, redact func(string) string, whole bool) (diags diag.Diagnostics, takenOver bool) {
 	m.ID = types.StringValue(obj.GetNamespace() + "/" + obj.GetName())
 	m.Name = types.StringValue(obj.GetName())
 	m.Namespace = types.StringValue(obj.GetNamespace())
-	readSpecFields(m, obj)
-
-	owned := ownedMetadataKeys(obj, manager)
-	m.Labels = managedMap(obj.GetLabels(), m.Labels, owned["labels"], nil)
-	m.Annotations = managedMap(obj.GetAnnotations(), m.Annotations, owned["annotations"], map[string]bool{
-		allowDestructiveSwitchAnnotation:                   true,
-		"kubectl.kubernetes.io/last-applied-configuration": true,
-	})
 
 	var prior any
 	if !m.Settings.IsNull() && !m.Settings.IsUnknown() {
 		prior, _, _ = convert.FromDynamic(m.Settings)
 	}
-	spec, hasSettings, _ := unstructured.NestedFieldCopy(obj.Object, "spec", "settings")
-	spec, foreignPaths, foreignWarning := splitOwnedSettings(obj, manager, spec)
-	diags.Append(foreignWarning...)
+	back := readProjected(m, obj, readOwners(obj, manager), whole)
+	diags.Append(back.named.warning(obj, manager)...)
+	spec, foreignPaths := back.settings, back.settingsLeftOut
 	salt := appSalt(obj.GetNamespace(), obj.GetName())
 	settings := stripPaths(spec, resolvePaths(spec, sensitivePaths, salt), func(p []string) bool {
 		v, ok := lookupPath(prior, p)
 		return ok && isEmptyDoc(v)
 	})
 	switch {
-	case !hasSettings || settings == nil:
+	case !back.hasSettings || settings == nil:
 		if prior == nil || isEmptyDoc(prior) {
 			// keep null or {} as written
 		} else {
@@ -217,59 +220,5 @@ func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *uns
 	}
 	m.LastAppliedSettings = lastAppliedStored(m.LastAppliedSettings, m.EffectiveSettings)
 	setDefaults(m)
-	_ = ctx
-	return diags
-}
-
-// managedMap returns the labels (or annotations) Terraform manages: the keys
-// of the prior state plus the keys the field manager owns, with their values
-// in the cluster. Keys added by others are left out.
-func managedMap(cluster map[string]string, prior types.Map, owned map[string]bool, skip map[string]bool) types.Map {
-	keys := map[string]bool{}
-	if !prior.IsNull() && !prior.IsUnknown() {
-		for k := range prior.Elements() {
-			keys[k] = true
-		}
-	}
-	for k := range owned {
-		keys[k] = true
-	}
-	elems := map[string]attr.Value{}
-	for k := range keys {
-		if skip[k] {
-			continue
-		}
-		if v, ok := cluster[k]; ok {
-			elems[k] = types.StringValue(v)
-		}
-	}
-	if len(elems) == 0 && (prior.IsNull() || prior.IsUnknown()) {
-		return types.MapNull(types.StringType)
-	}
-	return types.MapValueMust(types.StringType, elems)
-}
-
-// ownedMetadataKeys lists the labels and annotations the field manager owns
-// through server-side apply (from metadata.managedFields).
-func ownedMetadataKeys(obj *unstructured.Unstructured, manager string) map[string]map[string]bool {
-	out := map[string]map[string]bool{"labels": {}, "annotations": {}}
-	for _, mf := range obj.GetManagedFields() {
-		if mf.Manager != manager || mf.Operation != metav1.ManagedFieldsOperationApply || mf.FieldsV1 == nil {
-			continue
-		}
-		var f map[string]any
-		if err := json.Unmarshal(mf.FieldsV1.Raw, &f); err != nil {
-			continue
-		}
-		md, _ := f["f:metadata"].(map[string]any)
-		for _, kind := range []string{"labels", "annotations"} {
-			keys, _ := md["f:"+kind].(map[string]any)
-			for k := range keys {
-				if len(k) > 2 && k[:2] == "f:" {
-					out[kind][k[2:]] = true
-				}
-			}
-		}
-	}
-	return out
+	return diags, len(back.named.takenOver) > 0
 }

@@ -60,9 +60,12 @@ func (r *Resource) ReadUnchanged(ctx context.Context, attrs map[string]string, p
 	if err != nil || string(obj.GetUID()) != priv.UID || obj.GetResourceVersion() != priv.ResourceVersion {
 		return nil, nil, next, false
 	}
-	// The diagnostics of Read's refresh of this object (fromObject's).
-	settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
-	_, _, diags = splitOwnedSettings(obj, manager, settings)
+	// The diagnostics of Read's refresh of this object (fromObject's): a
+	// refresh that named a field taken over from this configuration did not
+	// record the resourceVersion, so here every field of others is one this
+	// configuration does not set, whatever the state holds.
+	m := importedModel(namespace, name)
+	diags = readProjected(&m, obj, readOwners(obj, manager), false).named.warning(obj, manager)
 	return map[string]string{"namespace": namespace, "name": name}, diags, next, true
 }
 

@@ -245,18 +245,22 @@ func (f SpecField) Read(obj *unstructured.Unstructured) attr.Value {
 	return fromJSON(f.Type, v, nil, f.JSON, false)
 }
 
-// ReadOver is Read for the resource's refresh, over prior, the value the
-// state held: a field that holds the CRD's default reads as null unless
-// prior holds a value there, so a field the configuration omits (and an
-// import or a move, which have no configuration) shows no drift for what
+// FromJSON is the field as a value from v, the part of it the resource's
+// refresh reads (the ownership projection's; nil: absent), over prior, the
+// value the state held: a field that holds the CRD's default reads as null
+// unless prior holds a value there, so a field the configuration omits (and
+// an import or a move, which have no configuration) shows no drift for what
 // the API server filled in.
-func (f SpecField) ReadOver(obj *unstructured.Unstructured, prior attr.Value) attr.Value {
-	v, ok, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", f.JSON)
-	if !ok {
+func (f SpecField) FromJSON(v any, prior attr.Value) attr.Value {
+	if v == nil {
 		return f.Null()
 	}
 	return fromJSON(f.Type, v, prior, f.JSON, true)
 }
+
+// JSONOf is a known value in the JSON data model, as an apply body holds it
+// (null attributes of an object left out).
+func JSONOf(v attr.Value) any { return toJSON(v) }
 
 // Body is the value in the JSON data model of an apply body, and whether
 // there is one (a null or unknown value is not written).

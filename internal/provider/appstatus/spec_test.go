@@ -67,13 +67,13 @@ func TestSpecField_ReadKeepsCRDDefaultsOfNullFieldsNull(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := UpdateField.ReadOver(withSpec("update", tt.cluster), prior).String(); got != tt.want {
+			if got := UpdateField.FromJSON(tt.cluster, prior).String(); got != tt.want {
 				t.Fatalf("got %s, want %s", got, tt.want)
 			}
 		})
 	}
 	// An import or a move has no prior value: the defaults stay null too.
-	if got, want := UpdateField.ReadOver(withSpec("update", map[string]any{"mode": "AutoPatch"}), UpdateField.Null()).String(),
+	if got, want := UpdateField.FromJSON(map[string]any{"mode": "AutoPatch"}, UpdateField.Null()).String(),
 		`{"block_on_alerts":<null>,"mode":<null>,"windows":<null>}`; got != want {
 		t.Fatalf("an imported update with the default mode reads %s, want %s", got, want)
 	}
@@ -81,7 +81,7 @@ func TestSpecField_ReadKeepsCRDDefaultsOfNullFieldsNull(t *testing.T) {
 	if got := UpdateField.Read(withSpec("update", map[string]any{"mode": "AutoPatch"})).String(); !strings.Contains(got, `"mode":"AutoPatch"`) {
 		t.Fatalf("the data sources read %s", got)
 	}
-	if got := UpdateField.ReadOver(withSpec("other", nil), prior); !got.IsNull() {
+	if got := UpdateField.FromJSON(nil, prior); !got.IsNull() {
 		t.Fatalf("an update removed out of band reads %s, want null", got)
 	}
 }
