@@ -153,6 +153,7 @@ type writeRequest struct {
 	secrets     *redactor
 	declared    declaredFunc // the settings schema's properties, when the apply ran the checks
 	body        map[string]any
+	removeFirst []dpclient.RemovedField // removed before the apply (emptiedFields)
 	opts        dpclient.ApplyOptions
 	who         string
 }
@@ -226,6 +227,15 @@ func (r *Resource) prepareWrite(ctx context.Context, plan, prior *applicationMod
 		return nil, diags
 	}
 	wr.body = applyConfiguration(plan, merged)
+	if prior != nil {
+		// An apply never removes what another manager owns, and never
+		// leaves a map it empties as null (writebody.go).
+		manager := r.fieldManager(plan)
+		if obj, err := cl.GetApplication(ctx, plan.Namespace.ValueString(), plan.Name.ValueString()); err == nil && obj != nil {
+			keepContainers(wr.body, obj, manager)
+			wr.removeFirst = emptiedFields(wr.body, obj, manager)
+		}
+	}
 	// The first write after an import takes over the fields this
 	// configuration sets from the manager that wrote the Application (kubectl
 	// create, the DP web interface, kubernetes_manifest): the import made it
@@ -286,6 +296,13 @@ func (r *Resource) update(ctx context.Context, plan, prior *applicationModel, se
 		return w
 	}
 	defer func() { w.diags = wr.secrets.Diagnostics(w.diags) }()
+	if len(wr.removeFirst) > 0 {
+		if err := wr.cl.RemoveFields(ctx, plan.Namespace.ValueString(), plan.Name.ValueString(), wr.opts.FieldManager, wr.removeFirst); err != nil {
+			w.diags.Append(writeError(wr, "update", fmt.Sprintf("removing the fields the configuration no longer sets "+
+				"before the apply: %v. Nothing else was written; run the apply again", err))...)
+			return w
+		}
+	}
 	res := wr.cl.Write(ctx, wr.request())
 	if res.Err != nil {
 		if res.Outcome != dpclient.MayHaveLanded {

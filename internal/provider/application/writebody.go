@@ -5,8 +5,10 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/diagnostics"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
@@ -101,4 +103,141 @@ func dpFieldPath(text string, settings, sensitive any) (path.Path, bool) {
 		root = path.Root("sensitive_settings")
 	}
 	return diagnostics.AttributePath(root, p), true
+}
+
+// keepContainers adds to body, the apply configuration, every map (and
+// list-map entry) of obj that this manager applied before, that holds
+// fields of other managers and that body no longer writes: as an empty map
+// (an entry as its key fields). Server-side apply removes a field its
+// manager stops applying, and with it every field below that only an update
+// (kubectl edit) wrote; kept, the map stays this manager's with the others'
+// fields in it, and a refresh leaves it out (ownership.go).
+func keepContainers(body map[string]any, obj *unstructured.Unstructured, manager string) {
+	own := readOwners(obj, manager)
+	if own.applied {
+		keepIn(body, obj.Object, own.mine, fieldSets(own.others))
+	}
+}
+
+func keepIn(body, cluster, mine map[string]any, others fieldSets) {
+	for k, cv := range cluster {
+		elem := "f:" + k
+		mc, has := mine[elem]
+		oc := others.child(elem)
+		if !has || len(oc) == 0 {
+			continue
+		}
+		ms, _ := mc.(map[string]any)
+		switch cv := cv.(type) {
+		case map[string]any:
+			if _, ok := body[k]; !ok {
+				body[k] = map[string]any{}
+			}
+			if bm, ok := body[k].(map[string]any); ok {
+				keepIn(bm, cv, ms, oc)
+			}
+		case []any:
+			if bl, ok := keepEntries(body[k], cv, ms, oc); ok {
+				body[k] = bl
+			}
+		}
+	}
+}
+
+// keepEntries is keepIn of a list-map: the entries this manager applied
+// that hold others' fields, kept in the body's list (false: an atomic list,
+// left as it is).
+func keepEntries(bodyList any, cluster []any, mine map[string]any, others fieldSets) ([]any, bool) {
+	sets := withMine(mine, others)
+	if !listWithMembers(sets) {
+		return nil, false
+	}
+	bl, _ := bodyList.([]any)
+	for _, e := range cluster {
+		elem, keys, _ := elementOf(e, sets)
+		em, isMap := e.(map[string]any)
+		mc, has := mine[elem]
+		oc := others.child(elem)
+		if elem == "" || keys == nil || !isMap || !has || len(oc) == 0 {
+			continue
+		}
+		be, found := priorElement(bl, e, keys)
+		if !found {
+			key := map[string]any{}
+			for f := range keys {
+				key[f] = em[f]
+			}
+			bl, be = append(bl, key), key
+		}
+		ms, _ := mc.(map[string]any)
+		if bm, ok := be.(map[string]any); ok {
+			keepIn(bm, em, ms, oc)
+		}
+	}
+	return bl, true
+}
+
+// emptiedFields are the fields of obj's spec that the server-side apply of
+// body would remove from a map, leaving it empty: a map body writes empty
+// (settings = {}, auth = {}), or a map of settings body no longer writes
+// that this manager applied keys of (server-side apply owns such a map only
+// through its keys, unlike a field the schema names, which goes whole). The
+// API server stores a map emptied so as null (dpclient.RemoveFields), so
+// they are removed before the apply instead.
+func emptiedFields(body map[string]any, obj *unstructured.Unstructured, manager string) []dpclient.RemovedField {
+	own := readOwners(obj, manager)
+	bodySpec, _ := body["spec"].(map[string]any)
+	clusterSpec, _ := obj.Object["spec"].(map[string]any)
+	mineSpec, _ := own.mine["f:spec"].(map[string]any)
+	if !own.applied || bodySpec == nil || clusterSpec == nil {
+		return nil
+	}
+	var out []dpclient.RemovedField
+	emptiedIn(bodySpec, clusterSpec, mineSpec, fieldSets(own.others).child("f:spec"), []string{"spec"}, &out)
+	return out
+}
+
+func emptiedIn(body, cluster, mine map[string]any, others fieldSets, at []string, out *[]dpclient.RemovedField) {
+	for k, cv := range cluster {
+		cm, isMap := cv.(map[string]any)
+		mc, has := mine["f:"+k]
+		if !isMap || !has {
+			continue
+		}
+		ms, _ := mc.(map[string]any)
+		oc := others.child("f:" + k)
+		here := appendPath(at, k)
+		bv, inBody := body[k]
+		bm, bodyMap := bv.(map[string]any)
+		settings := len(here) >= 2 && here[1] == "settings"
+		switch {
+		case inBody && !bodyMap, !inBody && (!settings || isMember(ms)):
+			continue // replaced, or removed whole
+		case len(bm) == 0 && len(cm) > 0:
+			survives := false
+			for ck := range cm {
+				_, mineHas := ms["f:"+ck]
+				survives = survives || !mineHas || len(oc.child("f:"+ck)) > 0
+			}
+			switch {
+			case survives:
+			case !inBody: // the map goes, as the configuration says
+				*out = append(*out, dpclient.RemovedField{Path: here, Value: cm})
+				continue
+			default: // the map stays, empty
+				for ck, v := range cm {
+					*out = append(*out, dpclient.RemovedField{Path: appendPath(here, ck), Value: v})
+				}
+				continue
+			}
+		}
+		emptiedIn(bm, cm, ms, oc, here, out)
+	}
+}
+
+// isMember reports whether a field set owns its field itself, not only
+// fields below it: it has no members, or the "." mark.
+func isMember(set map[string]any) bool {
+	_, dot := set["."]
+	return len(set) == 0 || dot
 }

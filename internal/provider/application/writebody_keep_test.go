@@ -1,0 +1,116 @@
+package application
+
+import (
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
+)
+
+// appWithSettings is Application demo/app with settings and managedFields.
+func appWithSettings(spec map[string]any, entries ...metav1.ManagedFieldsEntry) *unstructured.Unstructured {
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"metadata": map[string]any{"name": "app", "namespace": "demo"},
+		"spec":     spec,
+	}}
+	obj.SetManagedFields(entries)
+	return obj
+}
+
+// An apply never removes what another manager owns: a map (or a
+// resource_requests entry) this manager applied before and the
+// configuration no longer writes is kept in the apply body, empty (the
+// entry as its keys), when another manager wrote fields in it, which
+// server-side apply would otherwise remove with it (kubectl edit's key
+// under podLabels); without others' fields it is left to go.
+func TestKeepContainers_AMapHoldingAnotherManagersKeysStays(t *testing.T) {
+	mine := entry(providerdata.DefaultFieldManager, metav1.ManagedFieldsOperationApply,
+		`{"f:spec":{"f:settings":{"f:replicas":{},"f:podLabels":{"f:team":{}},"f:auth":{"f:user":{}}},`+
+			`"f:resourceRequests":{"k:{\"kind\":\"Deployment\",\"name\":\"web\"}":{".":{},"f:kind":{},"f:name":{},"f:replicas":{}}}}}`)
+	edit := entry("kubectl-edit", metav1.ManagedFieldsOperationUpdate,
+		`{"f:spec":{"f:settings":{"f:podLabels":{"f:owner":{}}},`+
+			`"f:resourceRequests":{"k:{\"kind\":\"Deployment\",\"name\":\"web\"}":{"f:containers":{}}}}}`)
+	obj := appWithSettings(map[string]any{
+		"settings": map[string]any{"replicas": int64(1), "podLabels": map[string]any{"team": "a", "owner": "x"}, "auth": map[string]any{"user": "u"}},
+		"resourceRequests": []any{map[string]any{"kind": "Deployment", "name": "web", "replicas": int64(2),
+			"containers": []any{map[string]any{"name": "app"}}}},
+	}, mine, edit)
+	body := map[string]any{"spec": map[string]any{"packageName": "demo-app", "settings": map[string]any{"replicas": int64(1)}}}
+	keepContainers(body, obj, providerdata.DefaultFieldManager)
+	want := map[string]any{"spec": map[string]any{"packageName": "demo-app",
+		"settings":         map[string]any{"replicas": int64(1), "podLabels": map[string]any{}},
+		"resourceRequests": []any{map[string]any{"kind": "Deployment", "name": "web"}},
+	}}
+	if !jsonEqual(body, want) {
+		t.Fatalf("apply body %v, want %v", body, want)
+	}
+	// The kept map is not this configuration's: a refresh leaves it out.
+	m := demoConfig(map[string]any{"replicas": int64(1)})
+	kept := appWithSettings(map[string]any{"settings": map[string]any{"replicas": int64(1), "podLabels": map[string]any{"owner": "x"}}},
+		entry(providerdata.DefaultFieldManager, metav1.ManagedFieldsOperationApply, `{"f:spec":{"f:settings":{"f:replicas":{},"f:podLabels":{}}}}`), edit)
+	if diags := (&Resource{}).fromObject(t.Context(), &m, kept, nil, providerdata.DefaultFieldManager, func(s string) string { return s }); diags.HasError() {
+		t.Fatal(diags)
+	}
+	if got := string(mustJSON(t, m.Settings)); got != `{"replicas":1}` {
+		t.Fatalf("settings after the kept map read as %s", got)
+	}
+}
+
+// settings = {} (or a map of it emptied, or settings left out) after an
+// apply that wrote keys: server-side apply would store the emptied map as
+// null, which the API server refuses for spec.settings; the keys this
+// manager alone owns (the map, when the configuration leaves it out) are
+// removed before the apply instead. A map that keeps
+// another manager's key, or a key nobody applied, is not emptied.
+func TestEmptiedFields_AMapTheApplyWouldEmptyIsEmptiedBeforeIt(t *testing.T) {
+	mine := entry(providerdata.DefaultFieldManager, metav1.ManagedFieldsOperationApply,
+		`{"f:spec":{"f:packageName":{},"f:settings":{"f:replicas":{},"f:auth":{"f:user":{}}}}}`)
+	spec := func() map[string]any {
+		return map[string]any{"packageName": "demo-app", "settings": map[string]any{"replicas": int64(2), "auth": map[string]any{"user": "u"}}}
+	}
+	tests := []struct {
+		name     string
+		settings any // nil: not written
+		others   []metav1.ManagedFieldsEntry
+		want     []string
+	}{
+		{name: "settings = {}", settings: map[string]any{}, want: []string{"spec.settings.auth", "spec.settings.replicas"}},
+		{name: "settings left out", want: []string{"spec.settings"}},
+		{name: "auth = {}", settings: map[string]any{"replicas": int64(2), "auth": map[string]any{}}, want: []string{"spec.settings.auth.user"}},
+		{name: "another manager's key stays", settings: map[string]any{},
+			others: []metav1.ManagedFieldsEntry{entry("web-ui", metav1.ManagedFieldsOperationApply, `{"f:spec":{"f:settings":{"f:auth":{"f:user":{}}}}}`)}},
+		{name: "auth left out", settings: map[string]any{"replicas": int64(3)}, want: []string{"spec.settings.auth"}},
+		{name: "keys kept", settings: map[string]any{"replicas": int64(3), "auth": map[string]any{"user": "v"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			obj := appWithSettings(spec(), append([]metav1.ManagedFieldsEntry{mine}, tt.others...)...)
+			body := map[string]any{"spec": map[string]any{"packageName": "demo-app"}}
+			if tt.settings != nil {
+				body["spec"].(map[string]any)["settings"] = tt.settings
+			}
+			var got []string
+			for _, f := range emptiedFields(body, obj, providerdata.DefaultFieldManager) {
+				got = append(got, strings.Join(f.Path, "."))
+			}
+			if strings.Join(sorted(got), " ") != strings.Join(tt.want, " ") {
+				t.Fatalf("removed first %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
