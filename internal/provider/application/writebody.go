@@ -178,12 +178,12 @@ func keepEntries(bodyList any, cluster []any, mine map[string]any, others fieldS
 }
 
 // emptiedFields are the fields of obj's spec that the server-side apply of
-// body would remove from a map, leaving it empty: a map body writes empty
-// (settings = {}, auth = {}), or a map of settings body no longer writes
-// that this manager applied keys of (server-side apply owns such a map only
-// through its keys, unlike a field the schema names, which goes whole). The
-// API server stores a map emptied so as null (dpclient.RemoveFields), so
-// they are removed before the apply instead.
+// body would remove from a map body writes empty (settings = {}, auth = {}),
+// leaving it empty: the API server stores a map emptied so as null and
+// refuses it where the schema wants an object ("spec.settings in body must
+// be of type object: null"), so they are removed before the apply instead
+// (dpclient.RemoveFields). A map body leaves out goes whole, as the
+// configuration says.
 func emptiedFields(body map[string]any, obj *unstructured.Unstructured, manager string) []dpclient.RemovedField {
 	own := readOwners(obj, manager)
 	bodySpec, _ := body["spec"].(map[string]any)
@@ -200,44 +200,27 @@ func emptiedFields(body map[string]any, obj *unstructured.Unstructured, manager 
 func emptiedIn(body, cluster, mine map[string]any, others fieldSets, at []string, out *[]dpclient.RemovedField) {
 	for k, cv := range cluster {
 		cm, isMap := cv.(map[string]any)
+		bm, bodyMap := body[k].(map[string]any)
 		mc, has := mine["f:"+k]
-		if !isMap || !has {
+		if !isMap || !bodyMap || !has {
 			continue
 		}
 		ms, _ := mc.(map[string]any)
 		oc := others.child("f:" + k)
 		here := appendPath(at, k)
-		bv, inBody := body[k]
-		bm, bodyMap := bv.(map[string]any)
-		settings := len(here) >= 2 && here[1] == "settings"
-		switch {
-		case inBody && !bodyMap, !inBody && (!settings || isMember(ms)):
-			continue // replaced, or removed whole
-		case len(bm) == 0 && len(cm) > 0:
-			survives := false
-			for ck := range cm {
-				_, mineHas := ms["f:"+ck]
-				survives = survives || !mineHas || len(oc.child("f:"+ck)) > 0
-			}
-			switch {
-			case survives:
-			case !inBody: // the map goes, as the configuration says
-				*out = append(*out, dpclient.RemovedField{Path: here, Value: cm})
-				continue
-			default: // the map stays, empty
-				for ck, v := range cm {
-					*out = append(*out, dpclient.RemovedField{Path: appendPath(here, ck), Value: v})
-				}
-				continue
+		if len(bm) > 0 || len(cm) == 0 {
+			emptiedIn(bm, cm, ms, oc, here, out)
+			continue
+		}
+		survives := false
+		for ck := range cm {
+			_, mineHas := ms["f:"+ck]
+			survives = survives || !mineHas || len(oc.child("f:"+ck)) > 0
+		}
+		if !survives {
+			for ck, v := range cm {
+				*out = append(*out, dpclient.RemovedField{Path: appendPath(here, ck), Value: v})
 			}
 		}
-		emptiedIn(bm, cm, ms, oc, here, out)
 	}
-}
-
-// isMember reports whether a field set owns its field itself, not only
-// fields below it: it has no members, or the "." mark.
-func isMember(set map[string]any) bool {
-	_, dot := set["."]
-	return len(set) == 0 || dot
 }

@@ -59,11 +59,12 @@ func TestKeepContainers_AMapHoldingAnotherManagersKeysStays(t *testing.T) {
 	}
 }
 
-// settings = {} (or a map of it emptied, or settings left out) after an
-// apply that wrote keys: server-side apply would store the emptied map as
-// null, which the API server refuses for spec.settings; the keys this
-// manager alone owns (the map, when the configuration leaves it out) are
-// removed before the apply instead. A map that keeps
+// settings = {} (or a map of it emptied) after an apply that wrote keys:
+// server-side apply would store the emptied map as null, which the API
+// server refuses for spec.settings; the keys this manager alone owns are
+// removed before the apply instead. A map left out goes whole (no null), and
+// a map that keeps another manager's key, or a key nobody applied, is not
+// emptied. A map that keeps
 // another manager's key, or a key nobody applied, is not emptied.
 func TestEmptiedFields_AMapTheApplyWouldEmptyIsEmptiedBeforeIt(t *testing.T) {
 	mine := entry(providerdata.DefaultFieldManager, metav1.ManagedFieldsOperationApply,
@@ -78,11 +79,11 @@ func TestEmptiedFields_AMapTheApplyWouldEmptyIsEmptiedBeforeIt(t *testing.T) {
 		want     []string
 	}{
 		{name: "settings = {}", settings: map[string]any{}, want: []string{"spec.settings.auth", "spec.settings.replicas"}},
-		{name: "settings left out", want: []string{"spec.settings"}},
+		{name: "settings left out (it goes whole)"},
 		{name: "auth = {}", settings: map[string]any{"replicas": int64(2), "auth": map[string]any{}}, want: []string{"spec.settings.auth.user"}},
 		{name: "another manager's key stays", settings: map[string]any{},
 			others: []metav1.ManagedFieldsEntry{entry("web-ui", metav1.ManagedFieldsOperationApply, `{"f:spec":{"f:settings":{"f:auth":{"f:user":{}}}}}`)}},
-		{name: "auth left out", settings: map[string]any{"replicas": int64(3)}, want: []string{"spec.settings.auth"}},
+		{name: "auth left out (it goes whole)", settings: map[string]any{"replicas": int64(3)}},
 		{name: "keys kept", settings: map[string]any{"replicas": int64(3), "auth": map[string]any{"user": "v"}}},
 	}
 	for _, tt := range tests {
