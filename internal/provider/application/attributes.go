@@ -29,8 +29,9 @@ import (
 // know of each attribute of deckhouse_application is said here once. The
 // schema is built from it; sameModel, specChanged, metadataChanged,
 // copyComputed, createFills, deleteReads, the defaults of an import, a
-// list result and a move, the plain spec fields of the apply body and of
-// the refresh, and what ReadUnchanged needs derive from it; the tests in
+// list result and a move, the plain spec fields of the apply body, the
+// refresh of every attribute the Application holds (readProjected, by field
+// ownership) and what ReadUnchanged needs derive from it; the tests in
 // attributes_test.go walk the schema and the model and fail for each place
 // a new attribute is missing from.
 //

@@ -225,7 +225,7 @@ func TestAttributeFacts_SpecAttributesAreWrittenAndReadBack(t *testing.T) {
 					t.Fatal(diags)
 				}
 				if !m.get(n).Equal(full.get(n)) {
-					t.Errorf("a refresh of the %s reads %s as %v, written %v (readSpecFields, or fromObject in read.go)", name, n, m.get(n), full.get(n))
+					t.Errorf("a refresh of the %s reads %s as %v, written %v (readProjected, or fromObject in read.go)", name, n, m.get(n), full.get(n))
 				}
 			}
 		})

@@ -232,6 +232,9 @@ func (r *Resource) prepareWrite(ctx context.Context, plan, prior *applicationMod
 		// leaves a map it empties as null (writebody.go).
 		manager := r.fieldManager(plan)
 		if obj, err := cl.GetApplication(ctx, plan.Namespace.ValueString(), plan.Name.ValueString()); err == nil && obj != nil {
+			if spec, ok := wr.body["spec"].(map[string]any); ok && spec["settings"] != nil {
+				spec["settings"] = engine.Merge(map[string]any{}, spec["settings"]) // a copy: wr.settings stays the configuration's
+			}
 			keepContainers(wr.body, obj, manager)
 			wr.removeFirst = emptiedFields(wr.body, obj, manager)
 		}
