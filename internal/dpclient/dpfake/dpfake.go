@@ -1,5 +1,6 @@
 // Package dpfake is an httptest API server of DP for unit tests: it serves
-// Applications (GET, LIST, server-side apply with managedFields, DELETE with
+// Applications (GET, LIST, server-side apply with managedFields, merge
+// patches, JSON patches of test and remove operations, DELETE with
 // finalizers and preconditions, WATCH from a resourceVersion),
 // ApplicationPackages, ApplicationPackageVersions and
 // AvailableClusterResources, records every request, and lets a test hold or
@@ -435,6 +436,18 @@ func (s *Server) serveApplication(w http.ResponseWriter, r *http.Request, ns, na
 // is). It returns the object after the patch, or answered = true when it
 // has answered the request itself and released s.mu. The caller holds s.mu.
 func (s *Server) patchLocked(w http.ResponseWriter, r *http.Request, ns, name string, obj map[string]any, ok bool, body []byte) (map[string]any, bool, bool) {
+	if r.Header.Get("Content-Type") == "application/json-patch+json" {
+		if !ok {
+			return obj, ok, false
+		}
+		next, err := s.jsonPatchLocked(ns, name, r.URL.Query().Get("fieldManager"), body)
+		if err != nil {
+			s.mu.Unlock()
+			Status(w, http.StatusUnprocessableEntity, "Invalid", err.Error())
+			return nil, false, true
+		}
+		return next, true, false
+	}
 	var cfg map[string]any
 	if err := json.Unmarshal(body, &cfg); err != nil {
 		s.mu.Unlock()
@@ -612,6 +625,62 @@ func (s *Server) mergeLocked(ns, name, manager string, patch map[string]any) map
 	s.objects[key] = obj
 	s.changeLocked("MODIFIED", ns, name)
 	return obj
+}
+
+// jsonPatchLocked applies a JSON patch (RFC 6902) of test and remove
+// operations on object members to the existing ns/name, as the API server
+// does: a removed field leaves every managedFields entry. The caller holds
+// s.mu.
+func (s *Server) jsonPatchLocked(ns, name, _ string, body []byte) (map[string]any, error) {
+	var ops []struct {
+		Op    string `json:"op"`
+		Path  string `json:"path"`
+		Value any    `json:"value"`
+	}
+	if err := json.Unmarshal(body, &ops); err != nil {
+		return nil, fmt.Errorf("json patch: %w", err)
+	}
+	key := ns + "/" + name
+	old := s.objects[key]
+	obj := copyOf(old)
+	for _, op := range ops {
+		path := strings.Split(strings.TrimPrefix(op.Path, "/"), "/")
+		for i, seg := range path {
+			path[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)
+		}
+		parent, _ := sub(obj, path[:len(path)-1]...).(map[string]any)
+		cur, found := parent[path[len(path)-1]]
+		switch {
+		case !found:
+			return nil, fmt.Errorf("json patch: %s: no such member", op.Path)
+		case op.Op == "test" && !reflect.DeepEqual(normalize(cur), normalize(op.Value)):
+			return nil, fmt.Errorf("json patch: test of %s failed", op.Path)
+		case op.Op == "remove":
+			delete(parent, path[len(path)-1])
+			for _, e := range asSlice(meta(obj)["managedFields"]) {
+				m, _ := e.(map[string]any)
+				set, _ := sub(m, append([]string{"fieldsV1"}, fieldPath(path[:len(path)-1])...)...).(map[string]any)
+				delete(set, "f:"+path[len(path)-1])
+			}
+		case op.Op != "test":
+			return nil, fmt.Errorf("json patch: op %q is not served", op.Op)
+		}
+	}
+	if !reflect.DeepEqual(normalize(obj["spec"]), normalize(old["spec"])) {
+		meta(obj)["generation"] = Int64(meta(old)["generation"]) + 1
+	}
+	s.objects[key] = obj
+	s.changeLocked("MODIFIED", ns, name)
+	return obj, nil
+}
+
+// fieldPath is path as the members of a fieldsV1 set ("f:<name>").
+func fieldPath(path []string) []string {
+	out := make([]string, len(path))
+	for i, p := range path {
+		out[i] = "f:" + p
+	}
+	return out
 }
 
 func mergePatch(target, patch map[string]any) map[string]any {

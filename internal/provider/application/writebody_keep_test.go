@@ -115,3 +115,32 @@ func sorted(s []string) []string {
 	}
 	return out
 }
+
+// An update from settings that wrote a key to settings = {} removes the key
+// with a JSON patch (test, then remove) before the server-side apply, which
+// then writes an empty object: sent as one apply alone, the API server
+// refuses it ("spec.settings in body must be of type object: null").
+func TestUpdate_EmptySettingsRemovesTheKeysBeforeTheApply(t *testing.T) {
+	h := newHarness(t)
+	created := h.planAndApply(nil, nil, demoConfig(map[string]any{"replicas": int64(2)}))
+	if created.apply == nil || hasError(created.apply.Diagnostics) {
+		t.Fatalf("create: %s", diagText(created.plan.Diagnostics))
+	}
+	before := len(h.dp.Requests())
+	updated := h.planAndApply(created.state, created.private, demoConfig(map[string]any{}))
+	if updated.apply == nil || hasError(updated.apply.Diagnostics) {
+		t.Fatalf("update to settings = {}: %s%s", diagText(updated.plan.Diagnostics), diagText(updated.apply.Diagnostics))
+	}
+	var patches []string
+	for _, r := range h.dp.Requests()[before:] {
+		if r.Method == "PATCH" {
+			patches = append(patches, r.ContentType)
+		}
+	}
+	if strings.Join(patches, " ") != "application/json-patch+json application/apply-patch+yaml" {
+		t.Fatalf("the update sent %v, want a JSON patch, then the server-side apply", patches)
+	}
+	if got, _ := h.dp.app("app")["spec"].(map[string]any)["settings"]; !jsonEqual(got, map[string]any{}) {
+		t.Fatalf("spec.settings = %v, want {}", got)
+	}
+}
