@@ -109,11 +109,10 @@ func TestAccOwnership_DriftShowsAndOthersSpecFieldsStayOut(t *testing.T) {
 }
 
 // settings = {} after settings that wrote keys is written as an empty
-// object (the API server refused the null server-side apply made of the
-// emptied map), and a map this configuration stops writing keeps the key
-// kubectl edit added under it (server-side apply removed the map with it),
-// on every CLI; each leaves a clean plan.
-func TestAccOwnership_EmptySettingsAndAnotherWritersKeyUnderADroppedMap(t *testing.T) {
+// object, on every CLI: the server-side apply alone, which empties the map
+// it applied keys of, made the API server refuse it ("spec.settings in body
+// must be of type object: null"). The next plan is clean.
+func TestAccOwnership_EmptySettingsAfterKeysIsAnEmptyObject(t *testing.T) {
 	t.Parallel()
 	forEachCLI(t, func(t *testing.T, f *faultEnv) {
 		f.cli.write(f.provider("") + f.app("x", "app", `  settings = { replicas = 2 }`))
@@ -124,7 +123,16 @@ func TestAccOwnership_EmptySettingsAndAnotherWritersKeyUnderADroppedMap(t *testi
 			t.Fatalf("after settings = {} spec.settings = %v (present %v), want {}", v, ok)
 		}
 		f.cli.planClean()
+	})
+}
 
+// A map this configuration stops writing keeps the key kubectl edit added
+// under it, on every CLI: server-side apply removed the map with the key in
+// it (a key another server-side apply manager added survived). The key
+// stays out of the state and the next plan is clean.
+func TestAccOwnership_AnotherWritersKeyUnderADroppedMapStays(t *testing.T) {
+	t.Parallel()
+	forEachCLI(t, func(t *testing.T, f *faultEnv) {
 		f.cli.write(f.provider("") + f.app("x", "app", `  settings = { replicas = 2, auth = { user = "ops" } }`))
 		f.cli.must("apply", "-auto-approve")
 		f.patchAs("kubectl-edit", "app", k8stypes.MergePatchType, map[string]any{"settings": map[string]any{"auth": map[string]any{"password": "edit-s3cret"}}})
