@@ -11,6 +11,7 @@ import (
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/localdp"
 )
 
 // patchAs writes Application name of f's namespace as another writer:
@@ -128,24 +129,32 @@ func TestAccOwnership_EmptySettingsAfterKeysIsAnEmptyObject(t *testing.T) {
 
 // A map this configuration stops writing keeps the key kubectl edit added
 // under it, on every CLI: server-side apply removed the map with the key in
-// it (a key another server-side apply manager added survived). The key
-// stays out of the state and the next plan is clean.
+// it, and the apply exited 0 (a key another server-side apply manager added
+// survived). The key stays out of the state and the next plan is clean.
 func TestAccOwnership_AnotherWritersKeyUnderADroppedMapStays(t *testing.T) {
 	t.Parallel()
 	forEachCLI(t, func(t *testing.T, f *faultEnv) {
-		f.cli.write(f.provider("") + f.app("x", "app", `  settings = { replicas = 2, auth = { user = "ops" } }`))
-		f.cli.must("apply", "-auto-approve")
-		f.patchAs("kubectl-edit", "app", k8stypes.MergePatchType, map[string]any{"settings": map[string]any{"auth": map[string]any{"password": "edit-s3cret"}}})
-		f.cli.write(f.provider("") + f.app("x", "app", `  settings = { replicas = 2 }`))
-		f.cli.must("apply", "-auto-approve")
-		if v, _ := f.specAt("app", "settings", "auth", "password"); v != "edit-s3cret" {
-			t.Fatalf("the apply removed kubectl edit's auth.password: %v", v)
+		if err := f.cp.SeedPackageVersion(context.Background(), localdp.PackageVersionSeed{Repository: f.repository, Package: f.pkg,
+			Version: "v2.0.0", SettingsSchema: []byte(`{"type":"object","properties":{"replicas":{"type":"integer"},` +
+				`"podLabels":{"type":"object","additionalProperties":{"type":"string"}}}}`)}); err != nil {
+			t.Fatal(err)
 		}
-		if v, ok := f.specAt("app", "settings", "auth", "user"); ok {
-			t.Errorf("auth.user, which the configuration no longer writes, is still there: %v", v)
+		app := func(settings string) string {
+			return f.provider("") + strings.Replace(f.app("x", "app", "  settings = "+settings), `"v1.0.0"`, `"v2.0.0"`, 1)
+		}
+		f.cli.write(app(`{ replicas = 2, podLabels = { team = "payments" } }`))
+		f.cli.must("apply", "-auto-approve")
+		f.patchAs("kubectl-edit", "app", k8stypes.MergePatchType, map[string]any{"settings": map[string]any{"podLabels": map[string]any{"owner": "edit-owner"}}})
+		f.cli.write(app(`{ replicas = 2 }`))
+		f.cli.must("apply", "-auto-approve")
+		if v, _ := f.specAt("app", "settings", "podLabels", "owner"); v != "edit-owner" {
+			t.Fatalf("the apply removed kubectl edit's podLabels.owner: %v", v)
+		}
+		if v, ok := f.specAt("app", "settings", "podLabels", "team"); ok {
+			t.Errorf("podLabels.team, which the configuration no longer writes, is still there: %v", v)
 		}
 		f.cli.planClean()
-		if strings.Contains(f.cli.file("terraform.tfstate"), "edit-s3cret") {
+		if strings.Contains(f.cli.file("terraform.tfstate"), "edit-owner") {
 			t.Error("kubectl edit's value is in the state")
 		}
 	})
