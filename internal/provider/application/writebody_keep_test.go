@@ -144,3 +144,37 @@ func TestUpdate_EmptySettingsRemovesTheKeysBeforeTheApply(t *testing.T) {
 		t.Fatalf("spec.settings = %v, want {}", got)
 	}
 }
+
+// An update that stops writing a map another writer added a key under
+// (kubectl edit: an Update entry) keeps the map in the apply body, empty,
+// so server-side apply does not remove it with the other key in it.
+func TestUpdate_DroppedMapHoldingAnotherWritersKeyIsKept(t *testing.T) {
+	h := newHarness(t)
+	created := h.planAndApply(nil, nil, demoConfig(map[string]any{"replicas": int64(2), "auth": map[string]any{"user": "ops"}}))
+	if created.apply == nil || hasError(created.apply.Diagnostics) {
+		t.Fatalf("create: %s", diagText(created.plan.Diagnostics))
+	}
+	h.dp.editApp("app", func(md, obj map[string]any) {
+		obj["spec"].(map[string]any)["settings"].(map[string]any)["auth"].(map[string]any)["password"] = "edit-s3cret"
+		md["managedFields"] = append(md["managedFields"].([]any), map[string]any{"manager": "kubectl-edit", "operation": "Update",
+			"apiVersion": "deckhouse.io/v1alpha1", "fieldsType": "FieldsV1",
+			"fieldsV1": map[string]any{"f:spec": map[string]any{"f:settings": map[string]any{"f:auth": map[string]any{"f:password": map[string]any{}}}}}})
+	})
+	before := len(h.dp.Requests())
+	updated := h.planAndApply(created.state, created.private, demoConfig(map[string]any{"replicas": int64(2)}))
+	if updated.apply == nil || hasError(updated.apply.Diagnostics) {
+		t.Fatalf("update: %s", diagText(updated.plan.Diagnostics))
+	}
+	var applied string
+	for _, r := range h.dp.Requests()[before:] {
+		if r.Method == "PATCH" && r.ContentType == "application/apply-patch+yaml" {
+			applied = r.Body
+		}
+	}
+	if !strings.Contains(applied, `"settings":{"auth":{},"replicas":2}`) {
+		t.Fatalf("the apply body does not keep auth: %s", applied)
+	}
+	if strings.Contains(applied, "edit-s3cret") {
+		t.Fatal("the apply body holds kubectl edit's value")
+	}
+}
