@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -69,6 +68,10 @@ type refreshOutcome struct {
 	applied bool   // pending was set and DP has applied the current generation since
 	uid     string // the Application's UID
 	rv      string // its resourceVersion
+	// retired are the retired sensitive paths DP's record may still hold
+	// (privateState.settled), when settle is set.
+	retired []retiredPath
+	settle  bool
 }
 
 // private is the private state after the refresh.
@@ -81,6 +84,9 @@ func (o refreshOutcome) private(priv privateState) privateState {
 	}
 	if o.rv != "" {
 		priv.ResourceVersion = o.rv
+	}
+	if o.settle {
+		priv.RetiredPaths = o.retired
 	}
 	return priv
 }
@@ -120,46 +126,24 @@ func (r *Resource) refreshFrom(ctx context.Context, state *applicationModel, pri
 	if priv.ApplyPending {
 		out.applied = dpclient.VerdictOf(obj, state.waitFor()).Done
 	}
+	priv = priv.settled(appliedGeneration(obj))
+	out.retired, out.settle = priv.RetiredPaths, true
+	// DP's texts: without any value the state does not hold (redact.go);
+	// fromObject adds the values of spec.settings it leaves out.
+	settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
+	secrets := redactorOf(obj, priv, r.fieldManager(state), settings, nil)
 	if priv.Imported {
 		// Any value of spec.settings may be a secret: every one is kept out
 		// of DP's texts, and none goes to the state unless import_settings
 		// = "read" says the settings hold none.
-		settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
-		secrets := newRedactor(settings)
 		diags.Append(r.fromObject(ctx, state, obj, nil, r.fieldManager(state), secrets.Redact)...)
 		if !r.readsImportedSettings() {
 			withoutSecrets(state)
 		}
 		return out, diags
 	}
-	values, keys := secretsInCluster(obj, withForeignPaths(obj, r.fieldManager(state), priv.SensitivePaths))
-	secrets := newRedactor(values).WithKeys(keys)
-	diags.Append(r.fromObject(ctx, state, obj, priv.SensitivePaths, r.fieldManager(state), secrets.Redact)...)
+	diags.Append(r.fromObject(ctx, state, obj, priv.tracked(), r.fieldManager(state), secrets.Redact)...)
 	return out, diags
-}
-
-// secretsInCluster returns the values of spec.settings at the sensitive
-// paths (the values sensitive_settings wrote), and the keys on those paths
-// recorded hashed, for redaction.
-func secretsInCluster(obj *unstructured.Unstructured, sps []sensitivePath) (values []any, keys []string) {
-	if len(sps) == 0 {
-		return nil, nil
-	}
-	settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
-	salt := appSalt(obj.GetNamespace(), obj.GetName())
-	for _, sp := range sps {
-		plain, v, ok := sp.resolve(settings, salt)
-		if !ok {
-			continue
-		}
-		values = append(values, v)
-		for i, seg := range sp {
-			if strings.HasPrefix(seg, hashedKey) {
-				keys = append(keys, plain[i])
-			}
-		}
-	}
-	return values, keys
 }
 
 // fromObject refreshes m from the Application in the cluster.
