@@ -77,7 +77,7 @@ func deleteErrorText(ctx context.Context, cl *dpclient.Client, state *applicatio
 		}
 		return text
 	}
-	return redactorOf(obj, priv, manager, heldSettingsOf(obj, manager, priv), nil).Redact(text)
+	return redactorOf(obj, priv, heldSettingsOf(obj, manager, priv), nil).Redact(text)
 }
 
 // dpFieldRef is how DP's texts name a settings field: field "a.b[0].c".

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient/dpfake"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
@@ -165,5 +166,43 @@ func TestPrivateState_RetiredPathsFollowWritesAndDPsAppliedGeneration(t *testing
 				t.Fatalf("decoded %v, want %v", round.RetiredPaths, tt.want)
 			}
 		})
+	}
+}
+
+// The one redactor of DP's texts removes every value the state does not
+// hold: values of spec.settings it does not hold (sensitive, another
+// manager's), the values spec.settings and DP's record hold at a tracked
+// sensitive path (of any generation, rotated included), keys recorded
+// hashed; it keeps what the state holds, and the defaults DP's record adds
+// (the state holds them as effective_settings).
+func TestDPRedactor_RemovesWhatTheStateDoesNotHoldAndKeepsDefaults(t *testing.T) {
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"metadata": map[string]any{"namespace": "demo", "name": "app"},
+		"spec": map[string]any{"settings": map[string]any{
+			"replicas": int64(2), "auth": map[string]any{"user": "new-user-4242"}, "other": "foreign-val-77",
+			"tokens": map[string]any{"tenant-key-99": "tok-1234"}}},
+		"status": map[string]any{"lastAppliedConfiguration": map[string]any{
+			"replicas": int64(2), "logLevel": "Info", "auth": map[string]any{"user": "old-user-1313", "role": "admin"},
+			"retired": "retired-val-55"}},
+	}}
+	held := map[string]any{"replicas": int64(2)}
+	priv := privateState{
+		SensitivePaths: []sensitivePath{{"auth", "user"}, {"tokens", keyHash("demo/app", "tenant-key-99")}},
+		RetiredPaths:   []retiredPath{{Path: sensitivePath{"retired"}, Since: 3}},
+	}
+	r := redactorOf(obj, priv, held, nil)
+	for _, secret := range []string{"new-user-4242", "old-user-1313", "foreign-val-77", "tenant-key-99", "tok-1234", "retired-val-55"} {
+		if got := r.Redact("value " + secret + " here"); got != "value "+redactedMarker+" here" {
+			t.Errorf("%q not redacted: %q", secret, got)
+		}
+	}
+	for _, kept := range []string{"replicas 2", "logLevel Info", "role admin"} {
+		if got := r.Redact(kept); got != kept {
+			t.Errorf("%q redacted: %q", kept, got)
+		}
+	}
+	imported := redactorOf(obj, privateState{Imported: true}, held, nil)
+	if got := imported.Redact("replicas 2"); got != "replicas "+redactedMarker {
+		t.Errorf("an imported Application's value kept: %q", got)
 	}
 }

@@ -121,7 +121,7 @@ func TestOwnedSettings_MemberlessSetOnAMapOwnsNoKey(t *testing.T) {
 			if strings.Contains(detail, "FOREIGN-SECRET") {
 				t.Errorf("the warning holds a value: %s", detail)
 			}
-			secrets := redactorOf(obj, privateState{}, "terraform-provider-deckhouse", got, nil)
+			secrets := redactorOf(obj, privateState{}, got, nil)
 			if !strings.Contains(secrets.Redact("password FOREIGN-SECRET"), redactedMarker) {
 				t.Errorf("the foreign secret is not redacted from DP's texts")
 			}

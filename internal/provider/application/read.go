@@ -131,7 +131,7 @@ func (r *Resource) refreshFrom(ctx context.Context, state *applicationModel, pri
 	// DP's texts: without any value the state does not hold (redact.go);
 	// fromObject adds the values of spec.settings it leaves out.
 	settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
-	secrets := redactorOf(obj, priv, r.fieldManager(state), settings, nil)
+	secrets := redactorOf(obj, priv, settings, nil)
 	if priv.Imported {
 		// Any value of spec.settings may be a secret: every one is kept out
 		// of DP's texts, and none goes to the state unless import_settings

@@ -30,10 +30,14 @@ import (
 //     sensitive_settings);
 //   - values of spec.settings and of DP's record at the paths sensitive_settings
 //     wrote, of this generation or of one DP's record may still be of
-//     (privateState.tracked), and at other managers' keys;
+//     (privateState.tracked);
 //   - the keys on those paths that were recorded hashed;
-//   - before the first write after an import, every value of both
+//   - before the first write after an import, every value of spec.settings
 //     (importedRedactor): the state holds none.
+//
+// DP's record is read at the paths of sensitive_settings only: it also
+// holds the defaults DP filled in, which the state holds as
+// effective_settings and DP's texts quote ("admin", "Info").
 
 type redactor = diagnostics.Redactor
 
@@ -43,9 +47,9 @@ func newRedactor(docs ...any) *redactor { return diagnostics.NewRedactor(docs...
 
 // dpRedactor returns base (the secrets the caller knows besides the
 // cluster's: the values of sensitive_settings a write sends) with every
-// value of obj the state does not hold: held is the settings the state holds,
-// paths the paths whose values it leaves out (the tracked sensitive paths and
-// other managers' keys: withForeignPaths). A nil obj returns base.
+// value of obj the state does not hold: held is the settings the state holds
+// (without other managers' keys), paths the tracked sensitive paths. A nil
+// obj returns base.
 func dpRedactor(obj *unstructured.Unstructured, held any, paths []sensitivePath, base *redactor) *redactor {
 	if obj == nil {
 		return base
@@ -72,26 +76,15 @@ func dpRedactor(obj *unstructured.Unstructured, held any, paths []sensitivePath,
 	return base.WithValues(docs...).WithKeys(keys)
 }
 
-// importedRedactor is dpRedactor of an Application whose state holds none of
-// its settings (imported, not written by this resource yet): every value of
-// spec.settings and of DP's record.
-func importedRedactor(obj *unstructured.Unstructured, base *redactor) *redactor {
-	if obj == nil {
-		return base
-	}
-	spec, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
-	record, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "status", "lastAppliedConfiguration")
-	return base.WithValues(spec, record)
-}
-
 // redactorOf is dpRedactor of obj for a state with private state priv,
-// written by field manager manager, whose settings are held (ownedSettings
-// when the state's settings are not at hand).
-func redactorOf(obj *unstructured.Unstructured, priv privateState, manager string, held any, base *redactor) *redactor {
+// whose settings are held (heldSettingsOf when the state's settings are not
+// at hand). An imported Application not written by this resource yet has
+// every value of spec.settings redacted: the state holds none.
+func redactorOf(obj *unstructured.Unstructured, priv privateState, held any, base *redactor) *redactor {
 	if priv.Imported {
-		return importedRedactor(obj, base)
+		held = nil
 	}
-	return dpRedactor(obj, held, withForeignPaths(obj, manager, priv.tracked()), base)
+	return dpRedactor(obj, held, priv.tracked(), base)
 }
 
 // heldSettingsOf is what a refresh of obj holds as settings when the state's

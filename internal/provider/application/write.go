@@ -334,16 +334,11 @@ func (wr *writeRequest) learn(obj *unstructured.Unstructured) {
 	if obj == nil {
 		return
 	}
+	// The configuration's settings are what the state will hold, after an
+	// import too: every other value of spec.settings is redacted.
 	priv := wr.private
-	if priv.Imported {
-		// The state held none of its settings: DP's record of the imported
-		// settings stays out too, where this configuration does not set
-		// the same value.
-		record, _ := appstatus.LastApplied(obj)
-		wr.secrets = wr.secrets.WithValues(notHeld(record, wr.settings))
-		priv.Imported = false
-	}
-	wr.secrets = redactorOf(obj, priv, wr.opts.FieldManager, wr.settings, wr.secrets)
+	priv.Imported = false
+	wr.secrets = redactorOf(obj, priv, wr.settings, wr.secrets)
 }
 
 // learnRefused learns the Application in the cluster after a write the API
