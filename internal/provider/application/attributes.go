@@ -295,7 +295,9 @@ var attributes = map[string]attribute{
 			MarkdownDescription: "Field manager of the server-side apply of this Application. Default: the provider's `field_manager`.",
 			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 		},
-		change: changeRewrite, readUnchanged: true,
+		// deleteReads: the redaction of DP's texts in a delete that times
+		// out tells this manager's settings from other managers'.
+		change: changeRewrite, readUnchanged: true, deleteReads: true,
 	},
 	"force_conflicts": {
 		schema: schema.BoolAttribute{

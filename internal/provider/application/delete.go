@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
@@ -55,35 +54,30 @@ func (r *Resource) deleteApp(ctx context.Context, state *applicationModel, priv 
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 	wait := state.Wait.IsNull() || state.Wait.ValueBool()
 	if err := cl.Delete(ctx, ns, name, priv.UID, wait); err != nil {
-		diags.AddError(fmt.Sprintf("Cannot delete Application %s/%s", ns, name), deleteErrorText(ctx, cl, ns, name, priv, err))
+		diags.AddError(fmt.Sprintf("Cannot delete Application %s/%s", ns, name), deleteErrorText(ctx, cl, state, r.fieldManager(state), priv, err))
 	}
 	return diags
 }
 
-// deleteErrorText is a failed delete's error with the secrets redacted from
-// the DP status it quotes: the values sensitive_settings wrote are read from
-// the Application (on a context of its own, since the delete's may have
-// ended); when it cannot be read, DP's status is left out.
-func deleteErrorText(ctx context.Context, cl *dpclient.Client, ns, name string, priv privateState, err error) string {
+// deleteErrorText is a failed delete's error with DP's status it quotes (a
+// timed-out wait for the Application to go) redacted of every value the state does not hold (dpRedactor): the
+// Application is read again (on a context of its own, since the delete's may
+// have ended); when it cannot be read, DP's status is left out.
+func deleteErrorText(ctx context.Context, cl *dpclient.Client, state *applicationModel, manager string, priv privateState, err error) string {
 	text := err.Error()
-	if len(priv.SensitivePaths) == 0 && !priv.Imported {
-		return text
+	if !strings.Contains(text, ". Last status: ") {
+		return text // no text of DP's
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	obj, gerr := cl.GetApplication(rctx, ns, name)
+	obj, gerr := cl.GetApplication(rctx, state.Namespace.ValueString(), state.Name.ValueString())
 	if gerr != nil {
 		if i := strings.Index(text, ". Last status: "); i >= 0 {
 			return text[:i] + ". (DP's last status is left out: it may quote secrets, and the Application could not be read to redact them.)"
 		}
 		return text
 	}
-	if priv.Imported {
-		settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
-		return newRedactor(settings).Redact(text)
-	}
-	values, keys := secretsInCluster(obj, priv.SensitivePaths)
-	return newRedactor(values).WithKeys(keys).Redact(text)
+	return redactorOf(obj, priv, heldSettingsOf(obj, manager, priv), nil).Redact(text)
 }
 
 // dpFieldRef is how DP's texts name a settings field: field "a.b[0].c".

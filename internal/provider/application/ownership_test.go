@@ -123,8 +123,8 @@ func TestOwnedSettings_MemberlessSetOnAMapOwnsNoKey(t *testing.T) {
 			if strings.Contains(detail, "FOREIGN-SECRET") {
 				t.Errorf("the warning holds a value: %s", detail)
 			}
-			values, _ := secretsInCluster(obj, withForeignPaths(obj, "terraform-provider-deckhouse", nil))
-			if !strings.Contains(newRedactor(values).Redact("password FOREIGN-SECRET"), redactedMarker) {
+			secrets := redactorOf(obj, privateState{}, got, nil)
+			if !strings.Contains(secrets.Redact("password FOREIGN-SECRET"), redactedMarker) {
 				t.Errorf("the foreign secret is not redacted from DP's texts")
 			}
 		})

@@ -255,3 +255,123 @@ func isEmptyDoc(doc any) bool {
 	m, ok := doc.(map[string]any)
 	return ok && len(m) == 0
 }
+
+// Secrets across generations. A write records the paths it took from
+// sensitive_settings (privateState.SensitivePaths). When a later write no
+// longer takes a path (removed from sensitive_settings, or renamed), DP's
+// record (status.lastAppliedConfiguration) and its texts may still hold the
+// old value: DP applies the new generation later (wait = false), or never
+// (it rejected it, or the wait timed out). Such a path is kept as retired,
+// with the generation of the first write without it, until DP's record is
+// of that generation or a later one: ConfigurationApplied True with that
+// observedGeneration (appliedGeneration). Only paths are kept, never
+// values, hashes of values or lengths: a rotated value (the same path with
+// a new value) needs nothing more, since DP's record and spec.settings hold
+// the old value at the same path, where the redactor reads it.
+
+// retiredPath is a path an earlier write took from sensitive_settings and
+// the last write did not. Since is the generation of the first write known
+// to have landed without it; 0 while no such write is known (the reply of
+// the write was lost), which no applied generation settles.
+type retiredPath struct {
+	Path  sensitivePath `json:"path"`
+	Since int64         `json:"since,omitempty"`
+}
+
+// tracked lists every path whose values stay secret: the last write's and
+// the retired ones.
+func (p privateState) tracked() []sensitivePath {
+	if len(p.RetiredPaths) == 0 {
+		return p.SensitivePaths
+	}
+	out := append([]sensitivePath(nil), p.SensitivePaths...)
+	for _, r := range p.RetiredPaths {
+		out = append(out, r.Path)
+	}
+	return out
+}
+
+// afterWrite returns the retired paths after a write of generation gen
+// (0: the write may not have landed) that took paths from
+// sensitive_settings: every path p tracked that the write does not take,
+// retired since gen unless it was retired before.
+func (p privateState) afterWrite(paths []sensitivePath, gen int64, salt string) []retiredPath {
+	var out []retiredPath
+	add := func(sp sensitivePath, since int64) {
+		if containsPath(paths, sp, salt) {
+			return
+		}
+		for i, r := range out {
+			if samePath(r.Path, sp, salt) {
+				if out[i].Since == 0 || (since != 0 && since < out[i].Since) {
+					out[i].Since = since
+				}
+				return
+			}
+		}
+		out = append(out, retiredPath{Path: sp, Since: since})
+	}
+	for _, r := range p.RetiredPaths {
+		since := r.Since
+		if since == 0 {
+			since = gen
+		}
+		add(r.Path, since)
+	}
+	for _, sp := range p.SensitivePaths {
+		add(sp, gen)
+	}
+	return out
+}
+
+// settled returns p without the retired paths DP's record no longer holds:
+// DP applied generation applied (appliedGeneration), which is at or after
+// the first write without them.
+func (p privateState) settled(applied int64) privateState {
+	if len(p.RetiredPaths) == 0 || applied == 0 {
+		return p
+	}
+	var keep []retiredPath
+	for _, r := range p.RetiredPaths {
+		if r.Since == 0 || applied < r.Since {
+			keep = append(keep, r)
+		}
+	}
+	p.RetiredPaths = keep
+	return p
+}
+
+// samePath reports whether two recorded paths name the same key path: a
+// segment may be hashed in one and plain in the other (a write that could
+// not read the settings schema hashes no key).
+func samePath(a, b sensitivePath, salt string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		switch {
+		case x == y:
+		case strings.HasPrefix(x, hashedKey) && !strings.HasPrefix(y, hashedKey):
+			if keyHash(salt, y) != x {
+				return false
+			}
+		case strings.HasPrefix(y, hashedKey) && !strings.HasPrefix(x, hashedKey):
+			if keyHash(salt, x) != y {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func containsPath(paths []sensitivePath, sp sensitivePath, salt string) bool {
+	for _, p := range paths {
+		if samePath(p, sp, salt) {
+			return true
+		}
+	}
+	return false
+}

@@ -35,7 +35,8 @@ import (
 //     ui-resource-name referents;
 //  6. computed values: effective_settings from settings alone (never from
 //     sensitive_settings), with the project defaults DP will inject (see
-//     grantdefaults.go for a default that changes before apply).
+//     grantdefaults.go for a default that changes before apply); unknown
+//     while any part of settings is.
 func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	// 1. Destroy.
 	if req.Plan.Raw.IsNull() {
@@ -148,7 +149,7 @@ func (r *Resource) planChecks(ctx context.Context, in planRequest, sensitive any
 			"The namespace, package, version or repository of "+describe(plan)+" is known only at apply, so the plan cannot read the package version.", nil)
 		return
 	}
-	settings, _, err := convert.FromDynamicPartial(plan.Settings)
+	settings, settingsKnown, err := convert.FromDynamicPartial(plan.Settings)
 	if err != nil {
 		out.diags.AddAttributeError(path.Root("settings"), "Invalid settings", err.Error())
 		return
@@ -209,7 +210,10 @@ func (r *Resource) planChecks(ctx context.Context, in planRequest, sensitive any
 		out.replace = true
 		return
 	}
-	if res.deferred || diags.HasError() {
+	if res.deferred || diags.HasError() || !settingsKnown {
+		// A part of settings known only at apply: the checks ran on what
+		// is known, and effective_settings is known after apply (a known
+		// document now would differ from the apply's).
 		return
 	}
 	plan.EffectiveSettings = convert.ToJSONString(res.effective)

@@ -16,6 +16,7 @@ const (
 	keyUID             = "uid"
 	keyImported        = "imported"
 	keyResourceVersion = "resource_version"
+	keyRetiredPaths    = "retired_sensitive_paths"
 )
 
 // privateState is the resource's private state: what the provider keeps
@@ -30,6 +31,12 @@ type privateState struct {
 	// (an import) has none.
 	SensitivePaths []sensitivePath
 	Recorded       bool
+	// RetiredPaths are the paths earlier writes took from
+	// sensitive_settings that the last write did not (removed, renamed):
+	// DP's record of an earlier generation may still hold their values, so
+	// they stay out of the state and of DP's texts like SensitivePaths until
+	// DP has applied a generation without them (retiredPath).
+	RetiredPaths []retiredPath
 	// ApplyPending is set while DP has not applied the generation the last
 	// write sent (its wait failed or timed out, or the write's reply was
 	// lost): the next plan shows an update that applies and waits again.
@@ -87,6 +94,9 @@ func decodePrivate(get func(string) []byte) privateState {
 			}
 		}
 	}
+	if b := get(keyRetiredPaths); len(b) > 0 {
+		_ = json.Unmarshal(b, &p.RetiredPaths)
+	}
 	var flag bool
 	p.ApplyPending = len(get(keyApplyPending)) > 0 && json.Unmarshal(get(keyApplyPending), &flag) == nil && flag
 	p.Imported = len(get(keyImported)) > 0 && json.Unmarshal(get(keyImported), &flag) == nil && flag
@@ -107,7 +117,7 @@ func (p privateState) write(ctx context.Context, to privateSetter) diag.Diagnost
 // encode returns the value of every key (nil for a zero value).
 func (p privateState) encode() map[string][]byte {
 	out := map[string][]byte{
-		keySensitivePaths: nil, keyApplyPending: nil, keyUID: nil, keyImported: nil, keyResourceVersion: nil,
+		keySensitivePaths: nil, keyApplyPending: nil, keyUID: nil, keyImported: nil, keyResourceVersion: nil, keyRetiredPaths: nil,
 	}
 	if p.Recorded {
 		paths := make([][]string, 0, len(p.SensitivePaths))
@@ -115,6 +125,9 @@ func (p privateState) encode() map[string][]byte {
 			paths = append(paths, []string(sp))
 		}
 		out[keySensitivePaths], _ = json.Marshal(paths)
+	}
+	if len(p.RetiredPaths) > 0 {
+		out[keyRetiredPaths], _ = json.Marshal(p.RetiredPaths)
 	}
 	if p.ApplyPending {
 		out[keyApplyPending] = []byte(`true`)

@@ -3,7 +3,6 @@ package application
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -66,6 +65,10 @@ type refreshOutcome struct {
 	applied bool   // pending was set and DP has applied the current generation since
 	uid     string // the Application's UID
 	rv      string // its resourceVersion
+	// retired are the retired sensitive paths DP's record may still hold
+	// (privateState.settled), when settle is set.
+	retired []retiredPath
+	settle  bool
 }
 
 // private is the private state after the refresh.
@@ -78,6 +81,9 @@ func (o refreshOutcome) private(priv privateState) privateState {
 	}
 	if o.rv != "" {
 		priv.ResourceVersion = o.rv
+	}
+	if o.settle {
+		priv.RetiredPaths = o.retired
 	}
 	return priv
 }
@@ -117,12 +123,16 @@ func (r *Resource) refreshFrom(ctx context.Context, state *applicationModel, pri
 	if priv.ApplyPending {
 		out.applied = dpclient.VerdictOf(obj, state.waitFor()).Done
 	}
+	priv = priv.settled(appliedGeneration(obj))
+	out.retired, out.settle = priv.RetiredPaths, true
+	// DP's texts: without any value the state does not hold (redact.go);
+	// fromObject adds the values of spec.settings it leaves out.
+	settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
+	secrets := redactorOf(obj, priv, settings, nil)
 	if priv.Imported {
 		// Any value of spec.settings may be a secret: every one is kept out
 		// of DP's texts, and none goes to the state unless import_settings
 		// = "read" says the settings hold none.
-		settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
-		secrets := newRedactor(settings)
 		readDiags, _ := r.fromObjectRead(ctx, state, obj, nil, r.fieldManager(state), secrets.Redact, true)
 		diags.Append(readDiags...)
 		if !r.readsImportedSettings() {
@@ -130,9 +140,7 @@ func (r *Resource) refreshFrom(ctx context.Context, state *applicationModel, pri
 		}
 		return out, diags
 	}
-	values, keys := secretsInCluster(obj, withForeignPaths(obj, r.fieldManager(state), priv.SensitivePaths))
-	secrets := newRedactor(values).WithKeys(keys)
-	readDiags, takenOver := r.fromObjectRead(ctx, state, obj, priv.SensitivePaths, r.fieldManager(state), secrets.Redact, false)
+	readDiags, takenOver := r.fromObjectRead(ctx, state, obj, priv.tracked(), r.fieldManager(state), secrets.Redact, false)
 	diags.Append(readDiags...)
 	if takenOver {
 		// The warning depends on what the state holds: the refresh shortcut,
@@ -140,30 +148,6 @@ func (r *Resource) refreshFrom(ctx context.Context, state *applicationModel, pri
 		out.rv = ""
 	}
 	return out, diags
-}
-
-// secretsInCluster returns the values of spec.settings at the sensitive
-// paths (the values sensitive_settings wrote), and the keys on those paths
-// recorded hashed, for redaction.
-func secretsInCluster(obj *unstructured.Unstructured, sps []sensitivePath) (values []any, keys []string) {
-	if len(sps) == 0 {
-		return nil, nil
-	}
-	settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
-	salt := appSalt(obj.GetNamespace(), obj.GetName())
-	for _, sp := range sps {
-		plain, v, ok := sp.resolve(settings, salt)
-		if !ok {
-			continue
-		}
-		values = append(values, v)
-		for i, seg := range sp {
-			if strings.HasPrefix(seg, hashedKey) {
-				keys = append(keys, plain[i])
-			}
-		}
-	}
-	return values, keys
 }
 
 // fromObject refreshes m from the Application in the cluster.

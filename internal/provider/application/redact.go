@@ -1,26 +1,117 @@
 package application
 
 import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/diagnostics"
 )
 
 // The values of sensitive_settings are kept out of every text the resource
 // emits by diagnostics.Redactor.
 //
-// DP's texts (status.summary, the conditions' messages, a failed wait) may
-// quote any value of spec.settings. What is redacted from them follows from
-// what the state may hold, not from how the state was reached (an import, a
-// create, an update, a refresh): every value of spec.settings that the state
-// does not hold as settings (keys this configuration does not set, another
-// manager's keys, the values of sensitive_settings) is replaced.
+// DP's texts (status.summary, the conditions' messages, a refused write, a
+// failed wait, a delete that timed out) may quote any value of spec.settings
+// and of DP's record of the settings it applied (status.lastAppliedConfiguration,
+// which may be of an earlier generation). What is redacted from them follows
+// from what the state may hold, not from how the state was reached (an
+// import, a create, an update, a refresh): every value the state does not
+// hold is replaced. dpRedactor is that redactor; every place that stores or
+// reports DP's texts about an Application builds it from the Application it
+// read:
+//
+//   - values of spec.settings the state does not hold as settings (keys this
+//     configuration does not set, another manager's keys, the values of
+//     sensitive_settings);
+//   - values of spec.settings and of DP's record at the paths sensitive_settings
+//     wrote, of this generation or of one DP's record may still be of
+//     (privateState.tracked);
+//   - the keys on those paths that were recorded hashed;
+//   - before the first write after an import, every value of spec.settings
+//     (importedRedactor): the state holds none.
+//
+// DP's record is read at the paths of sensitive_settings only: it also
+// holds the defaults DP filled in, which the state holds as
+// effective_settings and DP's texts quote ("admin", "Info").
 
 type redactor = diagnostics.Redactor
 
 const redactedMarker = diagnostics.RedactedMarker
 
 func newRedactor(docs ...any) *redactor { return diagnostics.NewRedactor(docs...) }
+
+// dpRedactor returns base (the secrets the caller knows besides the
+// cluster's: the values of sensitive_settings a write sends) with every
+// value of obj the state does not hold: held is the settings the state holds
+// (without other managers' keys), paths the tracked sensitive paths. A nil
+// obj returns base.
+func dpRedactor(obj *unstructured.Unstructured, held any, paths []sensitivePath, base *redactor) *redactor {
+	if obj == nil {
+		return base
+	}
+	spec, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
+	record, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "status", "lastAppliedConfiguration")
+	salt := appSalt(obj.GetNamespace(), obj.GetName())
+	docs := []any{notHeld(spec, held)}
+	var keys []string
+	for _, doc := range []any{spec, record} {
+		for _, sp := range paths {
+			plain, v, ok := sp.resolve(doc, salt)
+			if !ok {
+				continue
+			}
+			docs = append(docs, v)
+			for i, seg := range sp {
+				if strings.HasPrefix(seg, hashedKey) {
+					keys = append(keys, plain[i])
+				}
+			}
+		}
+	}
+	return base.WithValues(docs...).WithKeys(keys)
+}
+
+// redactorOf is dpRedactor of obj for a state with private state priv,
+// whose settings are held (heldSettingsOf when the state's settings are not
+// at hand). An imported Application not written by this resource yet has
+// every value of spec.settings redacted: the state holds none.
+func redactorOf(obj *unstructured.Unstructured, priv privateState, held any, base *redactor) *redactor {
+	if priv.Imported {
+		held = nil
+	}
+	return dpRedactor(obj, held, priv.tracked(), base)
+}
+
+// heldSettingsOf is what a refresh of obj holds as settings when the state's
+// own are not at hand (a delete decodes only the attributes it needs): the
+// keys manager owns, without the values at the tracked paths.
+func heldSettingsOf(obj *unstructured.Unstructured, manager string, priv privateState) any {
+	spec, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
+	paths := withForeignPaths(obj, manager, priv.tracked())
+	return stripPaths(spec, resolvePaths(spec, paths, appSalt(obj.GetNamespace(), obj.GetName())), nil)
+}
+
+// appliedGeneration is the generation DP's record is of: the
+// observedGeneration of ConfigurationApplied when it is True; 0 when DP has
+// recorded no successful apply.
+func appliedGeneration(obj *unstructured.Unstructured) int64 {
+	if obj == nil {
+		return 0
+	}
+	c := meta.FindStatusCondition(dpclient.Conditions(obj), dpclient.ConditionConfigurationApplied)
+	if c == nil || c.Status != metav1.ConditionTrue {
+		return 0
+	}
+	if _, ok := appstatus.LastApplied(obj); !ok {
+		return 0
+	}
+	return c.ObservedGeneration
+}
 
 // notHeld is the part of the cluster's settings that held (the settings the
 // state holds, or this configuration sets) does not hold: keys held lacks,

@@ -55,3 +55,32 @@ func TestPlan_ServedSchemaDPsRuntimeRefusesIsAnError(t *testing.T) {
 		})
 	}
 }
+
+// TestApply_ServedSchemaDPsRuntimeRefusesIsLeftToDPWithWarningChecks: with
+// settings_checks = "warning", what the plan lets through with a warning
+// ("DP decides") the apply does not refuse for the same reason: it writes
+// the settings unchecked, reports DP's verdict, and records DP's record as
+// effective_settings once DP has applied them.
+func TestApply_ServedSchemaDPsRuntimeRefusesIsLeftToDPWithWarningChecks(t *testing.T) {
+	h := newHarness(t)
+	h.dp.setSchema(map[string]any{"type": "object", "properties": map[string]any{
+		"storageClass": map[string]any{"type": "string", "x-deckhouse-grantable-resource": ""}}})
+	cfg := demoConfig(map[string]any{"storageClass": "fast"})
+	cfg.SettingsChecks = types.StringValue(settingsChecksWarning)
+	st := h.planAndApply(nil, nil, cfg)
+	if hasError(st.plan.Diagnostics) || !strings.Contains(diagText(st.plan.Diagnostics), "cannot be installed") {
+		t.Fatalf("plan: want the warning, got %s", diagText(st.plan.Diagnostics))
+	}
+	if st.apply == nil || hasError(st.apply.Diagnostics) {
+		t.Fatalf("apply refused what the plan let through: %s", diagText(st.applyDiags()))
+	}
+	if !strings.Contains(diagText(st.apply.Diagnostics), "DP decides") {
+		t.Fatalf("apply: want the warning that DP decides, got %s", diagText(st.apply.Diagnostics))
+	}
+	if h.dp.app("app") == nil {
+		t.Fatal("nothing was written")
+	}
+	if got := h.model(st.state).EffectiveSettings.ValueString(); got != `{"storageClass":"fast"}` {
+		t.Fatalf("effective_settings %q, want DP's record", got)
+	}
+}

@@ -312,12 +312,21 @@ func (c *checkRun) packageVersion(ctx context.Context) (*engine.Package, bool) {
 // object), as the load of a package folder does: an error naming the place
 // and DP's reason, at plan and at apply. That verdict is final (no wait);
 // settings_checks = "warning" turns it into a warning and leaves the
-// verdict to DP, the checks then not run.
+// verdict to DP, the checks then not run: the plan defers them (an error
+// with plan_checks = "required", as any check the plan cannot run), and the
+// apply writes the settings unchecked and reports DP's verdict, so that an
+// apply never refuses what its plan let through for the same reason.
 func (c *checkRun) refuseServedSchema(apvName string, cause error) {
 	summary := fmt.Sprintf("Package version %s cannot be installed", c.in.version)
 	detail := fmt.Sprintf("The schemas published in ApplicationPackageVersion %q: %v. %s cannot be installed from it.", apvName, cause, c.who)
 	if c.in.settingsChecks == settingsChecksWarning {
-		c.stage.unreadable(&c.out, summary, detail+` settings_checks = "warning": DP decides.`, nil)
+		detail += ` settings_checks = "warning": DP decides.`
+		if c.stage.atPlan {
+			c.stage.unreadable(&c.out, summary, detail, nil)
+			return
+		}
+		c.out.diags.AddAttributeWarning(path.Root("package_version"), summary, detail+
+			" The apply writes the settings unchecked and waits for DP's verdict; effective_settings is DP's record once DP has applied them.")
 		return
 	}
 	c.out.diags.AddAttributeError(path.Root("package_version"), summary, detail)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -12,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
@@ -213,7 +215,10 @@ func (r *Resource) prepareWrite(ctx context.Context, plan, prior *applicationMod
 		if repoUnresolved {
 			plan.PackageRepositoryName = types.StringValue(out.repository)
 		}
-		if effectiveUnknown {
+		if effectiveUnknown && out.effective != nil {
+			// Else the checks did not run (settings_checks = "warning"
+			// against a schema DP's runtime refuses): DP decides, and
+			// effective_settings is its record once it has applied them.
 			plan.EffectiveSettings = convert.ToJSONString(out.effective)
 		}
 	}
@@ -260,6 +265,7 @@ func (r *Resource) create(ctx context.Context, plan *applicationModel, sensitive
 	defer func() { w.diags = wr.secrets.Diagnostics(w.diags) }()
 	res := wr.cl.Write(ctx, wr.request())
 	if res.Err != nil {
+		wr.learnRefused(ctx, res.Err)
 		msg := res.Err.Error()
 		if res.MarkErr != nil {
 			msg += ". It could not be marked for adoption (" + res.MarkErr.Error() + "): if it was written, the next apply refuses it as an existing Application; import it then"
@@ -308,6 +314,7 @@ func (r *Resource) update(ctx context.Context, plan, prior *applicationModel, se
 	}
 	res := wr.cl.Write(ctx, wr.request())
 	if res.Err != nil {
+		wr.learnRefused(ctx, res.Err)
 		if res.Outcome != dpclient.MayHaveLanded {
 			w.diags.Append(writeError(wr, "update", res.Err.Error())...)
 			return w
@@ -318,6 +325,9 @@ func (r *Resource) update(ctx context.Context, plan, prior *applicationModel, se
 		}
 		w.private, w.privateChanged = priv, true
 		w.private.ApplyPending = true
+		// The secrets it took from sensitive_settings may be in the cluster
+		// now: tracked until a write known to have landed settles them.
+		w.private.RetiredPaths = append(w.private.RetiredPaths, wr.mayHaveWritten()...)
 		w.diags.Append(writeError(wr, "update", fmt.Sprintf("update of %s failed: %v. The request may have reached the API "+
 			"server, so the Application may hold the new settings: the next plan shows this update again, and the next "+
 			"apply writes it again and waits for DP", wr.who, cause))...)
@@ -336,15 +346,51 @@ func (r *Resource) update(ctx context.Context, plan, prior *applicationModel, se
 }
 
 // learn adds to the write's redactor every value of the written
-// Application's settings that this configuration does not set (another
-// manager's keys), so that neither DP's texts in the recorded status nor
-// the write's diagnostics carry them.
+// Application that the state will not hold (dpRedactor: another manager's
+// keys, the values at the paths sensitive_settings wrote before, of any
+// generation DP's record may be of), so that neither DP's texts in the
+// recorded status nor the write's diagnostics and log lines carry them.
 func (wr *writeRequest) learn(obj *unstructured.Unstructured) {
 	if obj == nil {
 		return
 	}
-	settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
-	wr.secrets = wr.secrets.WithValues(notHeld(settings, wr.settings))
+	// The configuration's settings are what the state will hold, after an
+	// import too: every other value of spec.settings is redacted.
+	priv := wr.private
+	priv.Imported = false
+	wr.secrets = redactorOf(obj, priv, wr.settings, wr.secrets)
+}
+
+// learnRefused learns the Application in the cluster after a write the API
+// server answered with an error (DP's webhook refused it): its text may
+// quote values of the stored Application (another manager's, an imported
+// one's), which the write alone does not know.
+func (wr *writeRequest) learnRefused(ctx context.Context, err error) {
+	var st apierrors.APIStatus
+	if !errors.As(err, &st) {
+		return
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	obj, gerr := wr.cl.GetApplication(rctx, wr.plan.Namespace.ValueString(), wr.plan.Name.ValueString())
+	if gerr == nil {
+		wr.learn(obj)
+	}
+}
+
+// mayHaveWritten is the paths a write whose reply was lost took from
+// sensitive_settings and the private state does not track yet, retired with
+// no generation: DP's record may hold them until a later write lands.
+func (wr *writeRequest) mayHaveWritten() []retiredPath {
+	salt := appSalt(wr.plan.Namespace.ValueString(), wr.plan.Name.ValueString())
+	tracked := wr.private.tracked()
+	var out []retiredPath
+	for _, sp := range secretPaths(wr.sensitive, wr.declared, salt) {
+		if !containsPath(tracked, sp, salt) {
+			out = append(out, retiredPath{Path: sp})
+		}
+	}
+	return out
 }
 
 // writeError reports a failed write, at the settings field DP's text names
@@ -390,20 +436,26 @@ func (r *Resource) written(_ context.Context, wr *writeRequest, obj *unstructure
 	w.recorded = true
 	w.private = privateState{
 		SensitivePaths:  paths,
+		RetiredPaths:    wr.private.afterWrite(paths, obj.GetGeneration(), appSalt(obj.GetNamespace(), obj.GetName())),
 		Recorded:        true,
 		ApplyPending:    waitErr != nil,
 		UID:             string(obj.GetUID()),
 		ResourceVersion: obj.GetResourceVersion(),
-	}
+	}.settled(appliedGeneration(obj))
 	plan.ID = types.StringValue(plan.Namespace.ValueString() + "/" + plan.Name.ValueString())
 	if plan.Status.IsUnknown() || waitErr != nil {
 		plan.Status = appstatus.Read(obj, wr.secrets.Redact).ResourceValue()
 	}
 	if plan.LastAppliedSettings.IsUnknown() {
-		plan.LastAppliedSettings = lastAppliedValue(obj, withForeignPaths(obj, wr.opts.FieldManager, paths))
+		plan.LastAppliedSettings = lastAppliedValue(obj, withForeignPaths(obj, wr.opts.FieldManager, w.private.tracked()))
 	}
 	if plan.EffectiveSettings.IsUnknown() {
+		// Not computed by the checks (they did not run): DP's record once
+		// it is of the written generation, as a refresh reads it.
 		plan.EffectiveSettings = types.StringNull()
+		if _, ok := appstatus.EffectiveSettings(obj); ok && !plan.LastAppliedSettings.IsUnknown() {
+			plan.EffectiveSettings = plan.LastAppliedSettings
+		}
 	}
 	plan.LastAppliedSettings = lastAppliedStored(plan.LastAppliedSettings, plan.EffectiveSettings)
 }

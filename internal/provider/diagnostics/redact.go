@@ -89,8 +89,10 @@ func (r *Redactor) WithKeys(keys []string) *Redactor {
 		return r
 	}
 	set := map[string]bool{}
-	for s := range r.all {
-		set[s] = true
+	if r != nil {
+		for s := range r.all {
+			set[s] = true
+		}
 	}
 	for _, k := range keys {
 		addStringForms(set, k)

@@ -1,0 +1,208 @@
+package application
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient/dpfake"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
+)
+
+// newLaggingHarness is newHarness with a DP that applies nothing by
+// itself: the test sets each status DP's controller writes.
+func newLaggingHarness(t *testing.T) *harness {
+	t.Helper()
+	dp := &fakeDP{Server: dpfake.New(t), t: t}
+	dp.setSchema(dp.settingsSchema())
+	p := &testProvider{}
+	srv := providerserver.NewProtocol6(p)()
+	configure(t, srv, dp.URL, "")
+	return &harness{t: t, dp: dp, srv: srv, p: p}
+}
+
+func engineMerge(a, b map[string]any) map[string]any {
+	out, _ := engine.Merge(a, b).(map[string]any)
+	return out
+}
+
+// appliedStatus is the status DP's controller writes once it has applied
+// generation gen with the effective settings record, its message quoting msg.
+func appliedStatus(gen int64, record map[string]any, msg string) map[string]any {
+	return map[string]any{
+		"summary":                  map[string]any{"state": "Ready", "message": msg},
+		"currentVersion":           map[string]any{"version": "v1.0.0"},
+		"lastAppliedConfiguration": record,
+		"conditions": []any{map[string]any{"type": "ConfigurationApplied", "status": "True", "reason": "ConfigurationApplied",
+			"message": msg, "observedGeneration": gen, "lastTransitionTime": "2026-01-01T00:00:00Z"}},
+	}
+}
+
+// A value sensitive_settings wrote stays out of the state after a write
+// that no longer writes it (removed, or rotated to a new value) while DP's
+// record is of the earlier generation that holds it (DP lags behind, or
+// rejected the new one): last_applied_settings, DP's texts in status and the
+// private state hold neither the old value nor the new one. Once DP has
+// applied a generation without the path, the private state forgets it.
+func TestSecrets_WrittenValuesStayRedactedUntilDPAppliesAGenerationWithoutThem(t *testing.T) {
+	const oldValue, newValue = "old-user-secret-4711", "new-user-secret-0815"
+	tests := []struct {
+		name        string
+		sensitive   map[string]any // of the second write
+		wantRetired int            // retired paths while DP lags
+	}{
+		{name: "removed", sensitive: nil, wantRetired: 1},
+		{name: "rotated", sensitive: map[string]any{"auth": map[string]any{"user": newValue}}},
+		{name: "renamed", sensitive: map[string]any{"tlsSecretName": newValue}, wantRetired: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newLaggingHarness(t)
+			cfg := demoConfig(map[string]any{"replicas": 2})
+			cfg.Wait = types.BoolValue(false)
+			cfg.SensitiveSettings = convert.ToDynamic(map[string]any{"auth": map[string]any{"user": oldValue}})
+			cfg.SensitiveSettingsVersion = types.StringValue("1")
+			created := h.planAndApply(nil, nil, cfg)
+			if created.apply == nil || hasError(created.apply.Diagnostics) {
+				t.Fatalf("create: %s", diagText(created.plan.Diagnostics))
+			}
+			gen1 := h.dp.app("app")["metadata"].(map[string]any)["generation"].(int64)
+			// DP applies the first generation.
+			h.dp.SetStatus("demo", "app", appliedStatus(gen1, map[string]any{"replicas": 2, "auth": map[string]any{"user": oldValue}},
+				"user "+oldValue+" in use"))
+			created.state = h.read(created.state, created.private).NewState
+
+			next := cfg
+			next.SensitiveSettings = convert2Dynamic(tt.sensitive)
+			next.SensitiveSettingsVersion = types.StringValue("2")
+			updated := h.planAndApply(created.state, created.private, next)
+			if updated.apply == nil || hasError(updated.apply.Diagnostics) {
+				t.Fatalf("update: %s", diagText(updated.plan.Diagnostics))
+			}
+			gen2 := h.dp.app("app")["metadata"].(map[string]any)["generation"].(int64)
+			record2 := map[string]any{"replicas": 2}
+			if tt.sensitive != nil {
+				record2 = engineMerge(record2, tt.sensitive)
+			}
+			// DP's record is still of the first generation: it quotes the old value.
+			for what, b := range map[string][]byte{"state": updated.state.MsgPack, "private state": updated.private,
+				"diagnostics": []byte(diagText(updated.apply.Diagnostics))} {
+				for _, v := range []string{oldValue, newValue} {
+					if strings.Contains(string(b), v) {
+						t.Errorf("the applied %s holds %q", what, v)
+					}
+				}
+			}
+			read := h.read(updated.state, updated.private)
+			if hasError(read.Diagnostics) {
+				t.Fatalf("read: %s", diagText(read.Diagnostics))
+			}
+			for what, b := range map[string][]byte{"state": read.NewState.MsgPack, "private state": read.Private,
+				"diagnostics": []byte(diagText(read.Diagnostics))} {
+				for _, v := range []string{oldValue, newValue} {
+					if strings.Contains(string(b), v) {
+						t.Errorf("the refreshed %s holds %q", what, v)
+					}
+				}
+			}
+			if got := privateFromJSON(t, read.Private).RetiredPaths; len(got) != tt.wantRetired {
+				t.Fatalf("retired paths while DP lags: %v, want %d", got, tt.wantRetired)
+			}
+
+			// DP applies the second generation: nothing is retired any more.
+			h.dp.SetStatus("demo", "app", appliedStatus(gen2, record2, "ready"))
+			settled := h.read(read.NewState, read.Private)
+			if got := privateFromJSON(t, settled.Private).RetiredPaths; len(got) != 0 {
+				t.Fatalf("retired paths after DP applied generation %v: %v", gen2, got)
+			}
+		})
+	}
+}
+
+// The private state's retired paths follow the writes: a path the last
+// write took is not retired; one it no longer takes is retired since the
+// write's generation (or since an earlier one it was retired at), and a
+// write whose landing is unknown (generation 0) leaves the generation open
+// until a later write lands; DP applying that generation or a later one
+// settles it.
+func TestPrivateState_RetiredPathsFollowWritesAndDPsAppliedGeneration(t *testing.T) {
+	a, b := sensitivePath{"auth", "user"}, sensitivePath{"storage", "url"}
+	tests := []struct {
+		name    string
+		prior   privateState
+		paths   []sensitivePath
+		gen     int64
+		applied int64
+		want    []retiredPath
+	}{
+		{name: "kept", prior: privateState{SensitivePaths: []sensitivePath{a}}, paths: []sensitivePath{a}, gen: 2},
+		{name: "removed", prior: privateState{SensitivePaths: []sensitivePath{a}}, gen: 2, applied: 1,
+			want: []retiredPath{{Path: a, Since: 2}}},
+		{name: "removed, DP applied it", prior: privateState{SensitivePaths: []sensitivePath{a}}, gen: 2, applied: 2},
+		{name: "renamed", prior: privateState{SensitivePaths: []sensitivePath{a}}, paths: []sensitivePath{b}, gen: 3, applied: 2,
+			want: []retiredPath{{Path: a, Since: 3}}},
+		{name: "retired earlier keeps its generation", prior: privateState{RetiredPaths: []retiredPath{{Path: a, Since: 2}}}, gen: 3, applied: 1,
+			want: []retiredPath{{Path: a, Since: 2}}},
+		{name: "retired earlier written again", prior: privateState{RetiredPaths: []retiredPath{{Path: a, Since: 2}}},
+			paths: []sensitivePath{a}, gen: 3},
+		{name: "open generation closed by a landed write", prior: privateState{RetiredPaths: []retiredPath{{Path: b}}}, gen: 4, applied: 3,
+			want: []retiredPath{{Path: b, Since: 4}}},
+		{name: "hashed and plain are one path", prior: privateState{SensitivePaths: []sensitivePath{{"auth", keyHash("demo/app", "user")}}},
+			paths: []sensitivePath{a}, gen: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := privateState{RetiredPaths: tt.prior.afterWrite(tt.paths, tt.gen, "demo/app")}.settled(tt.applied)
+			if !jsonEqual(p.RetiredPaths, tt.want) {
+				t.Fatalf("retired %v, want %v", p.RetiredPaths, tt.want)
+			}
+			round := decodePrivate(func(k string) []byte { return p.encode()[k] })
+			if !jsonEqual(round.RetiredPaths, tt.want) {
+				t.Fatalf("decoded %v, want %v", round.RetiredPaths, tt.want)
+			}
+		})
+	}
+}
+
+// The one redactor of DP's texts removes every value the state does not
+// hold: values of spec.settings it does not hold (sensitive, another
+// manager's), the values spec.settings and DP's record hold at a tracked
+// sensitive path (of any generation, rotated included), keys recorded
+// hashed; it keeps what the state holds, and the defaults DP's record adds
+// (the state holds them as effective_settings).
+func TestDPRedactor_RemovesWhatTheStateDoesNotHoldAndKeepsDefaults(t *testing.T) {
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"metadata": map[string]any{"namespace": "demo", "name": "app"},
+		"spec": map[string]any{"settings": map[string]any{
+			"replicas": int64(2), "auth": map[string]any{"user": "new-user-4242"}, "other": "foreign-val-77",
+			"tokens": map[string]any{"tenant-key-99": "tok-1234"}}},
+		"status": map[string]any{"lastAppliedConfiguration": map[string]any{
+			"replicas": int64(2), "logLevel": "Info", "auth": map[string]any{"user": "old-user-1313", "role": "admin"},
+			"retired": "retired-val-55"}},
+	}}
+	held := map[string]any{"replicas": int64(2)}
+	priv := privateState{
+		SensitivePaths: []sensitivePath{{"auth", "user"}, {"tokens", keyHash("demo/app", "tenant-key-99")}},
+		RetiredPaths:   []retiredPath{{Path: sensitivePath{"retired"}, Since: 3}},
+	}
+	r := redactorOf(obj, priv, held, nil)
+	for _, secret := range []string{"new-user-4242", "old-user-1313", "foreign-val-77", "tenant-key-99", "tok-1234", "retired-val-55"} {
+		if got := r.Redact("value " + secret + " here"); got != "value "+redactedMarker+" here" {
+			t.Errorf("%q not redacted: %q", secret, got)
+		}
+	}
+	for _, kept := range []string{"replicas 2", "logLevel Info", "role admin"} {
+		if got := r.Redact(kept); got != kept {
+			t.Errorf("%q redacted: %q", kept, got)
+		}
+	}
+	imported := redactorOf(obj, privateState{Imported: true}, held, nil)
+	if got := imported.Redact("replicas 2"); got != "replicas "+redactedMarker {
+		t.Errorf("an imported Application's value kept: %q", got)
+	}
+}
