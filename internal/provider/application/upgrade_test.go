@@ -8,10 +8,10 @@ import (
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 )
 
-// TestVersionChanges_ComparesThePlannedWithTheInstalledVersion: an update
-// changes the version when the prior state's status.installed_version is
-// known and differs from the planned package_version; then the checks skip
-// the oldSelf rules, as DP does.
+// TestVersionChanges_ComparesThePlannedWithTheInstalledVersion: the oldSelf
+// rules run only when the prior state's status.installed_version is known and
+// equals the planned package_version; an update to another version, or with
+// nothing installed, skips them, as DP's webhook does.
 func TestVersionChanges_ComparesThePlannedWithTheInstalledVersion(t *testing.T) {
 	t.Parallel()
 	withInstalled := func(v string) types.Object {
@@ -29,9 +29,9 @@ func TestVersionChanges_ComparesThePlannedWithTheInstalledVersion(t *testing.T) 
 		{"same version", withInstalled("v1.0.0"), "v1.0.0", false},
 		{"new version", withInstalled("v1.0.0"), "v1.1.0", true},
 		{"older version", withInstalled("v1.1.0"), "v1.0.0", true},
-		{"nothing installed", withInstalled(""), "v1.0.0", false},
-		{"status null", appstatus.ResourceNull(), "v1.1.0", false},
-		{"status unknown", appstatus.ResourceUnknown(), "v1.1.0", false},
+		{"nothing installed", withInstalled(""), "v1.0.0", true},
+		{"status null", appstatus.ResourceNull(), "v1.0.0", true},
+		{"status unknown", appstatus.ResourceUnknown(), "v1.0.0", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
