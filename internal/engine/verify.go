@@ -145,7 +145,7 @@ func (v *verifier) node(n map[string]any, ptr string, at verifyAt) {
 		return
 	}
 	if _, ok := n[extUIAdvanced]; ok && v.advanced && at.level > 1 {
-		v.add(ruleAdvanced, SeverityError, v.file, ptr, extUIAdvanced+" is allowed only on root properties")
+		v.add(ruleAdvanced, SeverityError, v.file, ptr, extUIAdvanced+" is allowed only on top-level fields")
 	}
 	v.extensions(n, ptr, extSite{node: n, field: at.field, alongProps: at.alongProps && at.depth > 0})
 	eachSubschema(n, v.order, func(kw, sub string, child map[string]any) {
@@ -197,7 +197,7 @@ func enumFindings(n map[string]any, ptr string) []enumFinding {
 				for _, item := range x {
 					if s, ok := item.(string); ok {
 						if why := enumBreach(s); why != "" {
-							out = append(out, enumFinding{kp, fmt.Sprintf("enum value %q %s", s, why)})
+							out = append(out, enumFinding{kp, fmt.Sprintf("enum value %q is not in CamelCase: it %s", s, why)})
 						}
 					}
 				}
