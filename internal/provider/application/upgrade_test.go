@@ -1,6 +1,8 @@
 package application
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -44,6 +46,32 @@ func TestVersionChanges_ComparesThePlannedWithTheInstalledVersion(t *testing.T) 
 			}
 			if got := in.request(nil, nil).VersionChange; got != tc.want {
 				t.Fatalf("engine request VersionChange = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// After an import of an Application DP has not installed (no
+// status.currentVersion: the install has not finished, or failed), the
+// plan does not run the oldSelf rules, as DP's webhook does not; with the
+// version installed, the same update is refused by them.
+func TestVersionChanges_AfterImportNothingInstalledSkipsOldSelfRules(t *testing.T) {
+	for _, installed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("installed=%v", installed), func(t *testing.T) {
+			h := newHarness(t)
+			h.dp.apply("app", map[string]any{"spec": map[string]any{"packageName": "demo-app", "packageVersion": "v1.0.0",
+				"packageRepositoryName": "demo", "settings": map[string]any{"size": 20}}})
+			if !installed {
+				h.dp.editApp("app", func(_ map[string]any, obj map[string]any) {
+					if st, ok := obj["status"].(map[string]any); ok {
+						delete(st, "currentVersion")
+					}
+				})
+			}
+			state, private := importApp(t, h)
+			st := h.planAndApply(state, private, demoConfig(map[string]any{"size": 5}))
+			if ran := strings.Contains(diagText(st.plan.Diagnostics), "size can only grow"); ran != installed {
+				t.Fatalf("the oldSelf rule ran = %v, want %v:\n%s", ran, installed, diagText(st.plan.Diagnostics))
 			}
 		})
 	}
