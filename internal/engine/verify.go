@@ -224,13 +224,13 @@ func enumBreach(s string) string {
 		return ""
 	}
 	if unicode.IsLetter(rs[0]) && !unicode.IsUpper(rs[0]) {
-		return "must start with a capital letter"
+		return "starts with a lower-case letter"
 	}
 	for i, r := range rs {
 		if unicode.IsLetter(r) || unicode.IsNumber(r) || (r == '.' && i > 0 && unicode.IsNumber(rs[i-1])) {
 			continue
 		}
-		return "must be in CamelCase"
+		return "holds a character other than letters, digits and a dot after a digit"
 	}
 	return ""
 }

@@ -2,6 +2,9 @@ package engine
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -137,5 +140,41 @@ properties:
 	}
 	if _, err := LoadFS(pkgFS(map[string]string{"settings.yaml": "type: object"})); err != nil {
 		t.Fatalf("missing doc-ru must not fail loading: %v", err)
+	}
+}
+
+// TestVerify_GoldenPackages runs Verify on every package under
+// testdata/verify and compares its findings with the package's want.txt
+// (rule|severity|file|schema path|message, one a line; -update-golden
+// rewrites it).
+func TestVerify_GoldenPackages(t *testing.T) {
+	dirs, err := filepath.Glob("testdata/verify/*")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no verify packages: %v", err)
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			fs, err := VerifyDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			for _, f := range fs {
+				fmt.Fprintf(&b, "%s|%s|%s|%s|%s\n", f.Rule, f.Severity, f.File, f.SchemaPath, f.Message)
+			}
+			want := filepath.Join(dir, "want.txt")
+			if *updateGolden {
+				if err := os.WriteFile(want, []byte(b.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			data, err := os.ReadFile(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := b.String(); got != string(data) {
+				t.Fatalf("got\n%s\nwant\n%s", got, data)
+			}
+		})
 	}
 }
