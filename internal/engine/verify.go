@@ -59,45 +59,9 @@ func verify(fsys fs.FS) ([]Finding, error) {
 			// as d8: only -tests.yaml fixtures need no translation
 			add(ruleBilingual, SeverityError, n, "", fmt.Sprintf("missing Russian documentation file openapi/doc-ru-%s", n))
 		}
-		if strings.HasSuffix(n, "-tests.yaml") {
-			continue
+		if !strings.HasSuffix(n, "-tests.yaml") {
+			verifySchema(fsys, n, add)
 		}
-		data, ok, err := readSchemaFile(fsys, n)
-		if err != nil || !ok {
-			msg := "cannot be read"
-			if err != nil {
-				msg = err.Error()
-			}
-			add(ruleSyntax, SeverityError, n, "", msg)
-			continue
-		}
-		order := keyOrder{}
-		doc, yamlNotes, err := parseDocumentNotes(openapiDir+"/"+n, data, order)
-		root, isMap := doc.(map[string]any)
-		if err == nil && !isMap {
-			err = &SchemaError{File: openapiDir + "/" + n, Message: "the schema must be an object (a YAML mapping), got " + jsonTypeName(doc)}
-		}
-		if err != nil {
-			add(ruleSyntax, SeverityError, n, "", err.Error())
-			continue
-		}
-		for _, f := range enumFindings(root, "") {
-			add(ruleEnum, SeverityWarning, n, f.ptr, f.msg)
-		}
-		if !strings.HasSuffix(n, ".yaml") {
-			continue // DP loads .yaml schemas only: the DP rules below do not apply
-		}
-		for _, nt := range yamlNotes {
-			add(ruleSyntax, SeverityWarning, n, nt.SchemaPath, nt.Message)
-		}
-		for _, se := range publishErrors(openapiDir+"/"+n, root) {
-			add(rulePublish, SeverityError, n, se.SchemaPath, se.Message)
-		}
-		for _, nt := range tolerate(openapiDir+"/"+n, root, order) {
-			add(ruleKeywords, SeverityWarning, n, nt.SchemaPath, nt.Message)
-		}
-		v := &verifier{file: n, order: order, add: add, advanced: n == settingsYAML}
-		v.node(root, "", verifyAt{alongProps: true})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -110,6 +74,50 @@ func verify(fsys fs.FS) ([]Finding, error) {
 		return a.Rule < b.Rule
 	})
 	return out, nil
+}
+
+// verifySchema runs the rules that read one schema file n (not a fixture).
+func verifySchema(fsys fs.FS, n string, add func(rule string, sev Severity, file, ptr, msg string)) {
+	data, ok, err := readSchemaFile(fsys, n)
+	if err != nil || !ok {
+		msg := "cannot be read"
+		if err != nil {
+			msg = err.Error()
+		}
+		add(ruleSyntax, SeverityError, n, "", msg)
+		return
+	}
+	order := keyOrder{}
+	doc, yamlNotes, err := parseDocumentNotes(openapiDir+"/"+n, data, order)
+	root, isMap := doc.(map[string]any)
+	if err == nil && !isMap {
+		err = &SchemaError{File: openapiDir + "/" + n, Message: "the schema must be an object (a YAML mapping), got " + jsonTypeName(doc)}
+	}
+	if err != nil {
+		sev := SeverityError
+		if !strings.HasSuffix(n, ".yaml") {
+			sev = SeverityWarning // DP never loads it; d8's enum rule warns
+		}
+		add(ruleSyntax, sev, n, "", err.Error())
+		return
+	}
+	for _, f := range enumFindings(root, "") {
+		add(ruleEnum, SeverityWarning, n, f.ptr, f.msg)
+	}
+	if !strings.HasSuffix(n, ".yaml") {
+		return // DP loads .yaml schemas only: the DP rules below do not apply
+	}
+	for _, nt := range yamlNotes {
+		add(ruleSyntax, SeverityWarning, n, nt.SchemaPath, nt.Message)
+	}
+	for _, se := range publishErrors(openapiDir+"/"+n, root) {
+		add(rulePublish, SeverityError, n, se.SchemaPath, se.Message)
+	}
+	for _, nt := range tolerate(openapiDir+"/"+n, root, order) {
+		add(ruleKeywords, SeverityWarning, n, nt.SchemaPath, nt.Message)
+	}
+	v := &verifier{file: n, order: order, add: add, advanced: n == settingsYAML}
+	v.node(root, "", verifyAt{alongProps: true})
 }
 
 type verifier struct {
