@@ -202,13 +202,7 @@ func enumFindings(n map[string]any, ptr string) []enumFinding {
 		switch x := n[k].(type) {
 		case []any:
 			if k == "enum" {
-				for _, item := range x {
-					if s, ok := item.(string); ok {
-						if why := enumBreach(s); why != "" {
-							out = append(out, enumFinding{kp, fmt.Sprintf("enum value %q is not in CamelCase: it %s", s, why)})
-						}
-					}
-				}
+				out = append(out, enumValueFindings(kp, x)...)
 				continue
 			}
 			for i, item := range x {
@@ -218,6 +212,20 @@ func enumFindings(n map[string]any, ptr string) []enumFinding {
 			}
 		case map[string]any:
 			out = append(out, enumFindings(x, kp)...)
+		}
+	}
+	return out
+}
+
+// enumValueFindings lists the string values of the enum at ptr that break
+// d8's convention.
+func enumValueFindings(ptr string, values []any) []enumFinding {
+	var out []enumFinding
+	for _, item := range values {
+		if s, ok := item.(string); ok {
+			if why := enumBreach(s); why != "" {
+				out = append(out, enumFinding{ptr, fmt.Sprintf("enum value %q is not in CamelCase: it %s", s, why)})
+			}
 		}
 	}
 	return out
