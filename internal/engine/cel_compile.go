@@ -93,7 +93,7 @@ func branchSelector(bs map[string]any) ([]string, []branchEnum) {
 func (c *nodeBuilder) rules(raw any, sp string) ([]*celRule, error) {
 	list, ok := raw.([]any)
 	if !ok {
-		return nil, c.errorf(sp, "x-deckhouse-validations must be a list of {expression, message}, got %s", jsonTypeName(raw))
+		return nil, c.errorf(sp, extValidations+" must be a list of {expression, message}, got %s", jsonTypeName(raw))
 	}
 	out := make([]*celRule, 0, len(list))
 	for i, item := range list {

@@ -78,8 +78,14 @@ func (a *activation) Parent() interpreter.Activation { return nil }
 // v (and old, in the oldSelf pass). v and old are CEL views (numbers as
 // float64). path is used as a stack: children append to it in place, so a
 // problem copies it.
+//
+// A key present with null runs the rules of its node with self bound to CEL
+// null, as DP's ValidateTransition does (it visits every key present): a
+// comparison such as self == 'a' is false there, a call such as self.size()
+// is an evaluation error, and both reject. An old value of null is no old
+// value: the rules that reference oldSelf are skipped there (hasOld false).
 func (n *schemaNode) run(r *celRun, v any, old any, hasOld bool, path Path, depth int) {
-	if n == nil || v == nil || depth > maxValueDepth {
+	if n == nil || depth > maxValueDepth {
 		return
 	}
 	if r.mode == celWithOldSelf && !hasOld {
@@ -246,8 +252,8 @@ func (r *celRun) eval(rule *celRule, self, old any, hasOld bool, path Path) {
 		}
 	}
 	if err != nil {
-		if strings.Contains(err.Error(), "no such key") {
-			return // a missing key passes: authors guard with has()
+		if strings.Contains(err.Error(), "no such key:") {
+			return // a missing key passes, as in DP: authors guard with has()
 		}
 		if r.coversInvalid(path) {
 			return // the schema problem there already explains it

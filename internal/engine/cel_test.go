@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -247,19 +248,33 @@ x-deckhouse-validations:
 	}
 }
 
-func TestCEL_NullValueRunsNoRule(t *testing.T) {
-	schema := `
-type: object
-properties:
-  o:
-    type: object
-    nullable: true
-    x-deckhouse-validations:
-    - expression: "self.a == 1"
-      message: "a must be 1"
-`
-	if ps := celProblems(t, schema, `{o: null}`, celWithoutOldSelf, ""); len(ps) != 0 {
-		t.Fatalf("got %v", problemSummary(ps))
+// DP's ValidateTransition visits every key present, null included, and binds
+// self to CEL null there; an old null is no old value.
+func TestCEL_NullRunsTheRulesAsDPDoes(t *testing.T) {
+	cases := []struct {
+		name, rule, doc, old string
+		mode                 celMode
+		want                 string // "" for a pass, else the start of the one problem's message
+	}{
+		{"a comparison on null is false", "self == 'a'", `{o: null}`, "", celWithoutOldSelf, "rule failed"},
+		{"a call on null is an evaluation error, which rejects", "self.size() > 0", `{o: null}`, "", celWithoutOldSelf, "rule failed (rule \"self.size() > 0\" could not be evaluated"},
+		{"a field of null is a missing key, which passes", "self.a == 1", `{o: null}`, "", celWithoutOldSelf, ""},
+		{"a rule that admits null passes", "self == null || self.size() > 0", `{o: null}`, "", celWithoutOldSelf, ""},
+		{"a new null against an old value", "self == oldSelf", `{o: null}`, `{o: a}`, celWithOldSelf, "rule failed"},
+		{"an old null is no old value", "self == oldSelf", `{o: b}`, `{o: null}`, celWithOldSelf, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			schema := "type: object\nproperties:\n  o:\n    type: string\n    nullable: true\n    x-deckhouse-validations:\n" +
+				"    - expression: " + strconv.Quote(tc.rule) + "\n      message: rule failed\n"
+			ps := celProblems(t, schema, tc.doc, tc.mode, tc.old)
+			switch {
+			case tc.want == "" && len(ps) != 0:
+				t.Fatalf("want a pass, got %v", problemSummary(ps))
+			case tc.want != "" && (len(ps) != 1 || !strings.HasPrefix(ps[0].Message, tc.want) || ps[0].Path.String() != "o"):
+				t.Fatalf("want one problem at o starting %q, got %v", tc.want, problemSummary(ps))
+			}
+		})
 	}
 }
 

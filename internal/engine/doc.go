@@ -71,8 +71,17 @@
 // inside the schema and what is wrong.
 //
 // Publishing keeps the loaded schema as written ($ref and definitions kept,
-// not closed, not merged) with only standard keywords and the nine
-// x-deckhouse-* extensions DP publishes, as canonical JSON (sorted keys).
+// not closed, not merged) with only standard keywords and the x-deckhouse-*
+// extensions DP publishes, as canonical JSON (sorted keys).
+//
+// # DP's extensions (extensions.go)
+//
+// One table lists every x-deckhouse-* extension: how DP's typed decode
+// reads it (and so whether publishing keeps it), where it may appear, the
+// check of its value, and its line in the docs. The publish filter, the
+// loader's checks, Verify's known keywords and the compatibility page's list
+// derive from it; TestExtensions_EveryKeywordIsInTheTableAndHandled names
+// every place a keyword is missing from.
 //
 // # Evaluation pipeline (Evaluate)
 //

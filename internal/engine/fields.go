@@ -46,7 +46,7 @@ func (w *fieldsWalk) walk(s *schemaNode, path Path) {
 		}
 		entries := make([]entry, 0, len(props))
 		for _, k := range w.keys(props) {
-			o, has := intOf(schemaMap(props[k])["x-deckhouse-ui-order"])
+			o, has := intOf(schemaMap(props[k])[extUIOrder])
 			entries = append(entries, entry{k, o, has})
 		}
 		sort.SliceStable(entries, func(i, j int) bool {
@@ -91,12 +91,12 @@ func fieldOf(n *schemaNode, path Path) Field {
 			f.Default, f.HasDefault = c, true
 		}
 	}
-	if o, ok := intOf(s["x-deckhouse-ui-order"]); ok {
+	if o, ok := intOf(s[extUIOrder]); ok {
 		f.UIOrder = &o
 	}
-	f.UIGroup, _ = s["x-deckhouse-ui-group"].(string)
-	f.UIAdvanced, _ = s["x-deckhouse-ui-advanced"].(bool)
-	f.UIValidationMessage, _ = s["x-deckhouse-ui-validation-message"].(string)
+	f.UIGroup, _ = s[extUIGroup].(string)
+	f.UIAdvanced, _ = s[extUIAdvanced].(bool)
+	f.UIValidationMessage, _ = s[extUIValidationMessage].(string)
 	if rn := schemaMap(s[extResourceName]); rn != nil {
 		ref := &ResourceRef{}
 		ref.APIVersion, _ = rn["apiVersion"].(string)

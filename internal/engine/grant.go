@@ -22,8 +22,6 @@ import (
 //
 // Without a catalog for the name nothing is injected and nothing is checked.
 
-const extGrantable = "x-deckhouse-grantable-resource"
-
 // grantPath is one binding: the path of the bound field (object keys only)
 // and the resource name.
 type grantPath struct {

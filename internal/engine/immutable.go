@@ -20,8 +20,6 @@ package engine
 //     dependencies sub-schemas count at the same path, whether or not the
 //     value matches that branch.
 
-const extImmutable = "x-deckhouse-immutable"
-
 func immutableMessage(p Path) string {
 	return "field \"" + p.String() + "\" is immutable: it can only be set when the application is created"
 }

@@ -36,23 +36,16 @@ func isObjectSchema(node map[string]any) bool {
 	return ok
 }
 
-// Extension names checked when loading.
-const (
-	extValidations  = "x-deckhouse-validations"
-	extResourceName = "x-deckhouse-ui-resource-name"
-)
-
-// checkLoadExtensions rejects extension values evaluation cannot work with:
-// x-deckhouse-grantable-resource that is not a string, and, on a field
-// reached from the root through properties (where DP collects bindings), an
-// empty name or a binding on a field whose type does not include string (DP
-// fails the package's settings processing on both); and
-// x-deckhouse-ui-resource-name that is not an object with string apiVersion
-// and kind. A binding elsewhere (under items, additionalProperties,
-// patternProperties or a combinator branch) is not looked at by DP and is
-// not checked here. (x-deckhouse-validations is checked when its rules are
-// compiled; other extensions of the wrong type are reported by publishing
-// and Verify.)
+// checkLoadExtensions rejects the extension values evaluation cannot work
+// with: those of the table's entries that load, each refused by its check
+// (see extensions.go): an x-deckhouse-grantable-resource that is not a
+// string, and, on a field reached from the root through properties (where DP
+// collects bindings), an empty name or a binding on a field whose type does
+// not include string (DP fails the package's settings processing on both);
+// an x-deckhouse-ui-resource-name that is not an object with string
+// apiVersion and kind. (x-deckhouse-validations is checked when its rules
+// are compiled; other extensions of the wrong type are refused by
+// publishing.)
 func checkLoadExtensions(file string, tree map[string]any, order keyOrder) error {
 	c := &extChecker{file: file, order: order}
 	return c.walk(tree, "", nil, 0, true)
@@ -70,20 +63,14 @@ func (c *extChecker) walk(n map[string]any, ptr string, field Path, depth int, a
 	if depth > maxDepth {
 		return &SchemaError{File: c.file, SchemaPath: ptr, Message: "schema nesting is too deep"}
 	}
-	if err := c.grant(n, ptr, field, alongProps && depth > 0); err != nil {
-		return err
-	}
-	if r, ok := n[extResourceName]; ok {
-		m, isMap := r.(map[string]any)
-		av, _ := m["apiVersion"].(string)
-		kd, _ := m["kind"].(string)
-		if !isMap || av == "" || kd == "" {
-			return &SchemaError{File: c.file, SchemaPath: ptr + "/" + extResourceName, Message: extResourceName + " must be an object with string apiVersion and kind (and an optional labelSelector)"}
+	site := extSite{node: n, field: field, alongProps: alongProps && depth > 0}
+	for _, e := range extensions {
+		val, has := n[e.name]
+		if !has || !e.loads {
+			continue
 		}
-		if ls, ok := m["labelSelector"]; ok && ls != nil {
-			if _, ok := ls.(map[string]any); !ok {
-				return &SchemaError{File: c.file, SchemaPath: ptr + "/" + extResourceName + "/labelSelector", Message: "labelSelector must be a label selector object"}
-			}
+		if at, msg := e.check(val, site); msg != "" {
+			return &SchemaError{File: c.file, SchemaPath: ptr + "/" + e.name + at, Message: extensionMessage(e.name, at, msg)}
 		}
 	}
 	var err error
@@ -98,41 +85,6 @@ func (c *extChecker) walk(n map[string]any, ptr string, field Path, depth int, a
 		err = c.walk(child, ptr+sub, childField, depth+1, alongProps && kw == "properties")
 	})
 	return err
-}
-
-// grant checks the x-deckhouse-grantable-resource of node n; counts says
-// the node is a field DP collects bindings from.
-func (c *extChecker) grant(n map[string]any, ptr string, field Path, counts bool) error {
-	g, ok := n[extGrantable]
-	if !ok {
-		return nil
-	}
-	name, isStr := g.(string)
-	at := ptr + "/" + extGrantable
-	switch {
-	case !isStr:
-		return &SchemaError{File: c.file, SchemaPath: at, Message: fmt.Sprintf("%s must be a non-empty string naming the resource (for example storageclasses), got %s", extGrantable, describeValue(g))}
-	case !counts:
-		return nil
-	case name == "":
-		return &SchemaError{File: c.file, SchemaPath: at, Message: fmt.Sprintf("field %q: %s requires a non-empty value (must be a non-empty string naming the resource, for example storageclasses)", field.String(), extGrantable)}
-	case !hasType(n, "string"):
-		return &SchemaError{File: c.file, SchemaPath: at, Message: fmt.Sprintf("field %q: %s is only supported on 'type: string' fields (x-deckhouse-grantable-resource is allowed only on a field of type: string, this field has %s)", field.String(), extGrantable, describeType(n))}
-	}
-	return nil
-}
-
-func isStringField(n map[string]any) bool {
-	ts := schemaTypes(n)
-	if len(ts) == 0 {
-		return false
-	}
-	for _, t := range ts {
-		if t != "string" && t != "null" {
-			return false
-		}
-	}
-	return true
 }
 
 func describeType(n map[string]any) string {

@@ -13,8 +13,8 @@ import (
 // into a typed Go struct and encoded again. So the published schema holds
 // exactly the keys the struct has a field for (draft-4/OpenAPI-3.0
 // keywords, $schema, $ref and definitions, tuple items and additionalItems,
-// dependencies, example, externalDocs, and the nine x-deckhouse-*
-// extensions); every other key is dropped (const, $defs, deprecated,
+// dependencies, example, externalDocs, and the x-deckhouse-* extensions
+// of the table in extensions.go); every other key is dropped (const, $defs, deprecated,
 // readOnly, writeOnly, x-extend, x-doc-*, unknown keys inside a validation
 // rule or a switch item, ...); a false flag, an empty string, list or map
 // and a null are omitted. A value of a kept key of the wrong type fails the
@@ -46,8 +46,9 @@ const (
 	pubSwitches                    // x-deckhouse-enum-switch-settings
 )
 
-// publishedKeys are the keys of DP's typed schema struct.
-var publishedKeys = map[string]pubKind{
+// publishedKeys are the keys of DP's typed schema struct: the standard
+// keywords and the extensions of the table that DP publishes.
+var publishedKeys = withPublishedExtensions(map[string]pubKind{
 	"id": pubString, "$schema": pubString, "$ref": pubString, "description": pubString, "type": pubType,
 	"format": pubString, "title": pubString, "default": pubJSON, "maximum": pubNumber, "exclusiveMaximum": pubFlag,
 	"minimum": pubNumber, "exclusiveMinimum": pubFlag, "maxLength": pubInt, "minLength": pubInt, "pattern": pubString,
@@ -57,10 +58,15 @@ var publishedKeys = map[string]pubKind{
 	"properties": pubSchemaMap, "additionalProperties": pubSchemaOrBool, "patternProperties": pubSchemaMap,
 	"dependencies": pubDependencies, "additionalItems": pubSchemaOrBool, "definitions": pubSchemaMap,
 	"externalDocs": pubExternalDocs, "example": pubJSON, "nullable": pubFlag,
+})
 
-	extGrantable: pubString, extValidations: pubValidations, extImmutable: pubFlag,
-	"x-deckhouse-ui-advanced": pubFlag, "x-deckhouse-ui-order": pubInt, "x-deckhouse-ui-group": pubString,
-	extUIValidationMessage: pubString, extResourceName: pubResourceName, extEnumSwitch: pubSwitches,
+func withPublishedExtensions(keys map[string]pubKind) map[string]pubKind {
+	for _, e := range extensions {
+		if e.decode != pubDropped {
+			keys[e.name] = e.decode
+		}
+	}
+	return keys
 }
 
 // notPublished is the phrase every publishing error ends with.

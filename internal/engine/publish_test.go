@@ -274,3 +274,37 @@ func TestLoad_RefusesWhatDPsRuntimeRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestPublish_RuntimeRefusalsAreSeenOnlyInThePackageFolder: an empty
+// x-deckhouse-grantable-resource and an OpenAPI 3 discriminator object make
+// DP's runtime refuse the install, but DP's publish drops both (its typed
+// decode keeps no empty string and has no discriminator field): the load of
+// the package folder refuses them, while the schema a cluster serves holds
+// neither and loads, so a plan against it cannot see them.
+func TestPublish_RuntimeRefusalsAreSeenOnlyInThePackageFolder(t *testing.T) {
+	cases := []struct{ name, schema, reason, key string }{
+		{"empty grant", "type: object\nproperties:\n  storageClass: {type: string, x-deckhouse-grantable-resource: \"\"}\n",
+			"requires a non-empty value", extGrantable},
+		{"discriminator object", "type: object\ndiscriminator: {propertyName: kind}\nproperties:\n  kind: {type: string}\n",
+			notLoadable, "discriminator"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := LoadFS(pkgFS(map[string]string{"settings.yaml": tc.schema}))
+			if err == nil || !strings.Contains(err.Error(), tc.reason) {
+				t.Fatalf("the folder's load: got %v, want an error with %q", err, tc.reason)
+			}
+			raw, _ := yamlValue(t, tc.schema).(map[string]any)
+			served, err := canonicalJSON((&publisher{file: settingsYAML}).node(raw, "", 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(served), tc.key) {
+				t.Fatalf("DP's publish keeps %s: %s", tc.key, served)
+			}
+			if _, err := LoadPublished(served, nil); err != nil {
+				t.Fatalf("the served schema does not load: %v", err)
+			}
+		})
+	}
+}

@@ -117,9 +117,11 @@ type Request struct {
 	HookValues any
 	// AllowDestructiveSwitch acknowledges destructive enum switches.
 	AllowDestructiveSwitch bool
-	// VersionChange says the update changes the package version (the
+	// VersionChange says the update does not keep an installed version (the
 	// Application's spec.packageVersion differs from the installed
-	// status.currentVersion.version). DP skips every rule that references
+	// status.currentVersion.version, or nothing is installed: DP's webhook
+	// runs the oldSelf rules only while status.currentVersion exists and
+	// equals spec.packageVersion). DP skips every rule that references
 	// oldSelf then, in its webhook and when it applies the settings: the
 	// stored settings that bind oldSelf belong to the running version. So
 	// do Evaluate: those rules are neither run nor listed in

@@ -8,8 +8,6 @@ import "fmt"
 // the discriminator changes from a value of the branch's enum to one of an
 // item's `to` values (values compared as strings, booleans as "true"/"false").
 
-const extEnumSwitch = "x-deckhouse-enum-switch-settings"
-
 type switchItem struct {
 	to       []string
 	impact   Impact

@@ -15,8 +15,6 @@ import (
 
 var printer = message.NewPrinter(language.English)
 
-const extUIValidationMessage = "x-deckhouse-ui-validation-message"
-
 // validate checks v (in the engine's data model, see normalize) against the
 // compiled schema, without CEL, and returns every problem, sorted.
 //

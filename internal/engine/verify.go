@@ -3,9 +3,10 @@ package engine
 import (
 	"fmt"
 	"io/fs"
-	"regexp"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Verify rule names.
@@ -18,10 +19,6 @@ const (
 	ruleKeywords   = "keywords" // a keyword value DP loads but ignores or reads otherwise (warning)
 	rulePublish    = "publish"  // a value DP's typed decode refuses: the version is never published (error)
 )
-
-// reCamelCase matches enum values DP accepts as CamelCase: a capital letter
-// or a digit first, then letters, digits and dots (for versions such as 1.29).
-var reCamelCase = regexp.MustCompile(`^[A-Z0-9][A-Za-z0-9.]*$`)
 
 func verify(fsys fs.FS) ([]Finding, error) {
 	if fsys == nil {
@@ -38,8 +35,8 @@ func verify(fsys fs.FS) ([]Finding, error) {
 			continue
 		}
 		n := e.Name()
-		if !strings.HasSuffix(n, ".yaml") {
-			continue
+		if !strings.HasSuffix(n, ".yaml") && !strings.HasSuffix(n, ".yml") {
+			continue // d8 reads .yaml and .yml schemas
 		}
 		present[n] = true
 		names = append(names, n)
@@ -59,41 +56,12 @@ func verify(fsys fs.FS) ([]Finding, error) {
 			continue
 		}
 		if n != valuesYAML && !strings.HasSuffix(n, "-tests.yaml") && !present["doc-ru-"+n] {
+			// as d8: only -tests.yaml fixtures need no translation
 			add(ruleBilingual, SeverityError, n, "", fmt.Sprintf("missing Russian documentation file openapi/doc-ru-%s", n))
 		}
-		if strings.HasSuffix(n, "-tests.yaml") {
-			continue
+		if !strings.HasSuffix(n, "-tests.yaml") {
+			verifySchema(fsys, n, add)
 		}
-		data, ok, err := readSchemaFile(fsys, n)
-		if err != nil || !ok {
-			msg := "cannot be read"
-			if err != nil {
-				msg = err.Error()
-			}
-			add(ruleSyntax, SeverityError, n, "", msg)
-			continue
-		}
-		order := keyOrder{}
-		doc, yamlNotes, err := parseDocumentNotes(openapiDir+"/"+n, data, order)
-		root, isMap := doc.(map[string]any)
-		if err == nil && !isMap {
-			err = &SchemaError{File: openapiDir + "/" + n, Message: "the schema must be an object (a YAML mapping), got " + jsonTypeName(doc)}
-		}
-		if err != nil {
-			add(ruleSyntax, SeverityError, n, "", err.Error())
-			continue
-		}
-		for _, nt := range yamlNotes {
-			add(ruleSyntax, SeverityWarning, n, nt.SchemaPath, nt.Message)
-		}
-		for _, se := range publishErrors(openapiDir+"/"+n, root) {
-			add(rulePublish, SeverityError, n, se.SchemaPath, se.Message)
-		}
-		for _, nt := range tolerate(openapiDir+"/"+n, root, order) {
-			add(ruleKeywords, SeverityWarning, n, nt.SchemaPath, nt.Message)
-		}
-		v := &verifier{file: n, order: order, add: add}
-		v.node(root, "", 0, true)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -108,85 +76,179 @@ func verify(fsys fs.FS) ([]Finding, error) {
 	return out, nil
 }
 
-type verifier struct {
-	file  string
-	order keyOrder
-	add   func(rule string, sev Severity, file, ptr, msg string)
-}
-
-// node checks one schema node; topField is true for the root's direct
-// properties (and the root itself), where ui-advanced is allowed.
-func (v *verifier) node(n map[string]any, ptr string, depth int, topLevel bool) {
-	if depth > maxDepth {
+// verifySchema runs the rules that read one schema file n (not a fixture).
+func verifySchema(fsys fs.FS, n string, add func(rule string, sev Severity, file, ptr, msg string)) {
+	data, ok, err := readSchemaFile(fsys, n)
+	if err != nil || !ok {
+		msg := "cannot be read"
+		if err != nil {
+			msg = err.Error()
+		}
+		add(ruleSyntax, SeverityError, n, "", msg)
 		return
 	}
-	if _, ok := n["x-deckhouse-ui-advanced"]; ok && !topLevel {
-		v.add(ruleAdvanced, SeverityError, v.file, ptr, "x-deckhouse-ui-advanced is allowed only on top-level fields")
+	order := keyOrder{}
+	doc, yamlNotes, err := parseDocumentNotes(openapiDir+"/"+n, data, order)
+	root, isMap := doc.(map[string]any)
+	if err == nil && !isMap {
+		err = &SchemaError{File: openapiDir + "/" + n, Message: "the schema must be an object (a YAML mapping), got " + jsonTypeName(doc)}
 	}
-	if e, ok := n["enum"].([]any); ok {
-		for _, item := range e {
-			if s, ok := item.(string); ok && s != "" && !reCamelCase.MatchString(s) {
-				v.add(ruleEnum, SeverityWarning, v.file, ptr+"/enum", fmt.Sprintf("enum value %q is not in CamelCase", s))
-			}
+	if err != nil {
+		sev := SeverityError
+		if !strings.HasSuffix(n, ".yaml") {
+			sev = SeverityWarning // DP never loads it; d8's enum rule warns
 		}
+		add(ruleSyntax, sev, n, "", err.Error())
+		return
 	}
-	v.extensions(n, ptr)
+	for _, f := range enumFindings(root, "") {
+		add(ruleEnum, SeverityWarning, n, f.ptr, f.msg)
+	}
+	if !strings.HasSuffix(n, ".yaml") {
+		return // DP loads .yaml schemas only: the DP rules below do not apply
+	}
+	for _, nt := range yamlNotes {
+		add(ruleSyntax, SeverityWarning, n, nt.SchemaPath, nt.Message)
+	}
+	for _, se := range publishErrors(openapiDir+"/"+n, root) {
+		add(rulePublish, SeverityError, n, se.SchemaPath, se.Message)
+	}
+	for _, nt := range tolerate(openapiDir+"/"+n, root, order) {
+		add(ruleKeywords, SeverityWarning, n, nt.SchemaPath, nt.Message)
+	}
+	v := &verifier{file: n, order: order, add: add, advanced: n == settingsYAML}
+	v.node(root, "", verifyAt{alongProps: true})
+}
+
+type verifier struct {
+	file     string
+	order    keyOrder
+	add      func(rule string, sev Severity, file, ptr, msg string)
+	advanced bool // the file is settings.yaml, the one d8's advanced rule reads
+}
+
+// verifyAt is where a node sits: depth counts nesting (the guard), level
+// the property levels from the root as d8's advanced rule counts them (-1
+// where it does not look), field the property names and alongProps whether
+// the node is reached from the root through properties only.
+type verifyAt struct {
+	depth, level int
+	field        Path
+	alongProps   bool
+}
+
+// advancedLevels is how many property levels each keyword adds in d8's
+// advanced rule: a combinator branch constrains the same object, a
+// definition stands in for a top-level setting. Keywords it does not
+// descend into are absent.
+var advancedLevels = map[string]int{
+	"properties": 1, "patternProperties": 1, "definitions": 1,
+	"items": 1, "additionalProperties": 1,
+	"allOf": 0, "anyOf": 0, "oneOf": 0, "not": 0,
+}
+
+// node checks one schema node and the schemas below it.
+func (v *verifier) node(n map[string]any, ptr string, at verifyAt) {
+	if at.depth > maxDepth {
+		return
+	}
+	if _, ok := n[extUIAdvanced]; ok && v.advanced && at.level > 1 {
+		v.add(ruleAdvanced, SeverityError, v.file, ptr, extUIAdvanced+" is allowed only on top-level fields")
+	}
+	v.extensions(n, ptr, extSite{node: n, field: at.field, alongProps: at.alongProps && at.depth > 0})
 	eachSubschema(n, v.order, func(kw, sub string, child map[string]any) {
-		v.node(child, ptr+sub, depth+1, ptr == "" && kw == "properties")
+		next := verifyAt{depth: at.depth + 1, level: -1, field: at.field, alongProps: at.alongProps && kw == "properties"}
+		if d, ok := advancedLevels[kw]; ok && at.level >= 0 {
+			next.level = at.level + d
+		}
+		if kw == "properties" {
+			next.field = at.field.Key(unescapePointer(sub[len("/properties/"):]))
+		}
+		v.node(child, ptr+sub, next)
 	})
 }
 
-func (v *verifier) extensions(n map[string]any, ptr string) {
-	bad := func(key, msg string) {
-		v.add(ruleExtensions, SeverityError, v.file, ptr+"/"+key, msg)
-	}
+// extensions checks the x-deckhouse-* keys of a node against the table: a
+// value its check refuses is an error, an unknown key a warning (DP's
+// publish drops it).
+func (v *verifier) extensions(n map[string]any, ptr string, site extSite) {
 	for _, k := range v.order.keys(n) {
-		if !strings.HasPrefix(k, "x-deckhouse-") {
+		if !strings.HasPrefix(k, extensionPrefix) {
 			continue
 		}
-		val := n[k]
-		switch k {
-		case extGrantable:
-			if s, ok := val.(string); !ok || strings.TrimSpace(s) == "" {
-				bad(k, k+" must be a non-empty string")
-			} else if !isStringField(n) {
-				bad(k, k+" is allowed only on a field of type: string")
+		e, known := extensionNamed(k)
+		if !known {
+			msg := "unknown extension " + k + ": DP does not know it and its publish drops it"
+			if c := closestExtension(k); c != "" {
+				msg += fmt.Sprintf(" (did you mean %s?)", c)
 			}
-		case extValidations:
-			l, ok := val.([]any)
-			if !ok {
-				bad(k, k+" must be a list of {expression, message}")
+			v.add(ruleExtensions, SeverityWarning, v.file, ptr+"/"+escapePointer(k), msg)
+			continue
+		}
+		if at, msg := e.check(n[k], site); msg != "" {
+			v.add(ruleExtensions, SeverityError, v.file, ptr+"/"+escapePointer(k)+at, extensionMessage(k, at, msg))
+		}
+	}
+}
+
+type enumFinding struct{ ptr, msg string }
+
+// enumFindings lists the string enum values that break d8's convention,
+// wherever a key enum holds a list (d8 walks the whole document).
+func enumFindings(n map[string]any, ptr string) []enumFinding {
+	var out []enumFinding
+	for _, k := range sortedKeys(n) {
+		kp := ptr + "/" + escapePointer(k)
+		switch x := n[k].(type) {
+		case []any:
+			if k == "enum" {
+				out = append(out, enumValueFindings(kp, x)...)
 				continue
 			}
-			for i, item := range l {
-				m, _ := item.(map[string]any)
-				e, _ := m["expression"].(string)
-				msg, _ := m["message"].(string)
-				if e == "" || msg == "" {
-					bad(fmt.Sprintf("%s/%d", k, i), "a validation rule must be an object with non-empty string expression and message")
+			for i, item := range x {
+				if c, ok := item.(map[string]any); ok {
+					out = append(out, enumFindings(c, kp+"/"+strconv.Itoa(i))...)
 				}
 			}
-		case extResourceName:
-			m, ok := val.(map[string]any)
-			av, _ := m["apiVersion"].(string)
-			kd, _ := m["kind"].(string)
-			if !ok || av == "" || kd == "" {
-				bad(k, k+" must be an object with apiVersion and kind")
-			}
-		case "x-deckhouse-ui-advanced", extImmutable:
-			if _, ok := val.(bool); !ok {
-				bad(k, k+" must be a boolean")
-			}
-		case "x-deckhouse-ui-order":
-			if !isInteger(val) {
-				bad(k, k+" must be an integer")
-			}
-		case "x-deckhouse-ui-group", extUIValidationMessage:
-			if _, ok := val.(string); !ok {
-				bad(k, k+" must be a string")
+		case map[string]any:
+			out = append(out, enumFindings(x, kp)...)
+		}
+	}
+	return out
+}
+
+// enumValueFindings lists the string values of the enum at ptr that break
+// d8's convention.
+func enumValueFindings(ptr string, values []any) []enumFinding {
+	var out []enumFinding
+	for _, item := range values {
+		if s, ok := item.(string); ok {
+			if why := enumBreach(s); why != "" {
+				out = append(out, enumFinding{ptr, fmt.Sprintf("enum value %q is not in CamelCase: it %s", s, why)})
 			}
 		}
 	}
+	return out
+}
+
+// enumBreach is d8's enum convention: a value that starts with a letter
+// starts with a capital one, and holds only letters, digits and dots that
+// follow a digit (versions such as 1.29).
+func enumBreach(s string) string {
+	rs := []rune(s)
+	if len(rs) == 0 {
+		return ""
+	}
+	if unicode.IsLetter(rs[0]) && !unicode.IsUpper(rs[0]) {
+		return "starts with a lower-case letter"
+	}
+	for i, r := range rs {
+		if unicode.IsLetter(r) || unicode.IsNumber(r) || (r == '.' && i > 0 && unicode.IsNumber(rs[i-1])) {
+			continue
+		}
+		return "holds a character other than letters, digits and a dot after a digit"
+	}
+	return ""
 }
 
 func isInteger(v any) bool {

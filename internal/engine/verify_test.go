@@ -2,6 +2,9 @@ package engine
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -61,6 +64,53 @@ properties:
 			"extensions|error|openapi/settings.yaml|/properties/h/x-deckhouse-ui-advanced",
 			"publish|error|openapi/settings.yaml|/properties/h/x-deckhouse-ui-advanced",
 		}},
+		// d8's newest rules (deckhouse-cli, internal/packagecmd/.../openapi/rules).
+		{"advanced counts property levels as d8 does", map[string]string{"doc-ru-settings.yaml": "{}", "settings.yaml": `
+type: object
+oneOf:
+- properties:
+    a: {type: string, x-deckhouse-ui-advanced: true}
+definitions:
+  d:
+    type: object
+    x-deckhouse-ui-advanced: true
+    properties:
+      e: {type: string, x-deckhouse-ui-advanced: true}
+properties:
+  m:
+    type: array
+    items: {type: string, x-deckhouse-ui-advanced: true}
+`}, []string{
+			"advanced|error|openapi/settings.yaml|/definitions/d/properties/e",
+			"advanced|error|openapi/settings.yaml|/properties/m/items",
+		}},
+		{"advanced reads settings.yaml only", map[string]string{"doc-ru-config-values.yaml": "{}",
+			"config-values.yaml": "type: object\nproperties:\n  a:\n    type: object\n    properties:\n      b: {type: string, x-deckhouse-ui-advanced: true}\n",
+			"values.yaml":        "type: object\nproperties:\n  a:\n    type: object\n    properties:\n      b: {type: string, x-deckhouse-ui-advanced: true}\n"},
+			nil},
+		{"an unknown x-deckhouse key is a warning", map[string]string{"doc-ru-settings.yaml": "{}",
+			"settings.yaml": "type: object\nproperties:\n  a: {type: string, x-deckhouse-ui-ordr: 1}\n"},
+			[]string{"extensions|warning|openapi/settings.yaml|/properties/a/x-deckhouse-ui-ordr"}},
+		{"a grant on a type list with string is accepted, as the loader and DP accept it", map[string]string{"doc-ru-settings.yaml": "{}",
+			"settings.yaml": "type: object\nproperties:\n  a: {type: [string, integer], x-deckhouse-grantable-resource: storageclasses}\n"},
+			nil},
+		{".yml schemas need a translation and follow the enum convention", map[string]string{
+			"extra.yml": "type: object\nproperties:\n  m: {type: string, enum: [lower]}\n"},
+			[]string{"bilingual|error|openapi/extra.yml|", "enum|warning|openapi/extra.yml|/properties/m/enum"}},
+		{"enum values as d8 judges them", map[string]string{"doc-ru-settings.yaml": "{}", "settings.yaml": `
+type: object
+properties:
+  good: {type: string, enum: [Good, "1.29", "1x", "V1.2", "Ünter", ""]}
+  dot: {type: string, enum: [A.B]}
+  lower: {type: string, enum: [v1]}
+  dash: {type: string, enum: [Bad-Value]}
+  under: {type: string, enum: [_Hidden]}
+`}, []string{
+			"enum|warning|openapi/settings.yaml|/properties/dash/enum",
+			"enum|warning|openapi/settings.yaml|/properties/dot/enum",
+			"enum|warning|openapi/settings.yaml|/properties/lower/enum",
+			"enum|warning|openapi/settings.yaml|/properties/under/enum",
+		}},
 		{"unparsable file", map[string]string{"settings.yaml": "a: [", "doc-ru-settings.yaml": "{}"},
 			[]string{"syntax|error|openapi/settings.yaml|"}},
 	}
@@ -90,5 +140,41 @@ properties:
 	}
 	if _, err := LoadFS(pkgFS(map[string]string{"settings.yaml": "type: object"})); err != nil {
 		t.Fatalf("missing doc-ru must not fail loading: %v", err)
+	}
+}
+
+// TestVerify_GoldenPackages runs Verify on every package under
+// testdata/verify and compares its findings with the package's want.txt
+// (rule|severity|file|schema path|message, one a line; -update-golden
+// rewrites it).
+func TestVerify_GoldenPackages(t *testing.T) {
+	dirs, err := filepath.Glob("testdata/verify/*")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no verify packages: %v", err)
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			fs, err := VerifyDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			for _, f := range fs {
+				fmt.Fprintf(&b, "%s|%s|%s|%s|%s\n", f.Rule, f.Severity, f.File, f.SchemaPath, f.Message)
+			}
+			want := filepath.Join(dir, "want.txt")
+			if *updateGolden {
+				if err := os.WriteFile(want, []byte(b.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			data, err := os.ReadFile(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := b.String(); got != string(data) {
+				t.Fatalf("got\n%s\nwant\n%s", got, data)
+			}
+		})
 	}
 }

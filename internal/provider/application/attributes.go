@@ -198,8 +198,13 @@ var attributes = map[string]attribute{
 		dp:     dpSpec, change: changeSpec, specTyped: &appstatus.UpdateField, refresh: true, manifest: manifestRead,
 	},
 	"resource_requests": {
-		schema: appstatus.ResourceRequestsResourceAttribute(),
-		dp:     dpSpec, change: changeSpec, specTyped: &appstatus.ResourceRequestsField, refresh: true, manifest: manifestRead,
+		schema: func() schema.ListNestedAttribute {
+			a := appstatus.ResourceRequestsResourceAttribute()
+			a.MarkdownDescription += " DP applies it only when its controller runs with the feature gate " +
+				"`DECKHOUSE_ENABLE_RESOURCE_REQUESTS=true`; otherwise DP stores it and the package's own values apply."
+			return a
+		}(),
+		dp: dpSpec, change: changeSpec, specTyped: &appstatus.ResourceRequestsField, refresh: true, manifest: manifestRead,
 	},
 	"labels": {
 		schema: schema.MapAttribute{

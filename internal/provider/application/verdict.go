@@ -83,13 +83,15 @@ func checkInputFromModel(plan, prior *applicationModel, settings, sensitive any)
 	return in
 }
 
-// versionChanges reports whether an update to version changes the package
-// version DP has installed (installed "" = none reported: not a change). DP
-// runs the oldSelf rules only when the Application keeps its installed
-// version (DP's settings page, SETTINGS.md at commit 2257e81d, and its
-// webhook's test TestSettingsAreValidatedOnlyByAPVWhileVersionChanges).
+// versionChanges reports whether an update to version leaves the version DP
+// has installed: DP's Application webhook runs the oldSelf rules only while
+// status.currentVersion exists and equals spec.packageVersion (DP's settings
+// page, SETTINGS.md at commit 2257e81d, and its webhook's test
+// TestSettingsAreValidatedOnlyByAPVWhileVersionChanges). So nothing installed
+// (installed "": the install has not finished, or failed) counts as a change
+// too, and the oldSelf rules do not run.
 func versionChanges(installed, version string) bool {
-	return installed != "" && installed != version
+	return installed == "" || installed != version
 }
 
 // installedVersion is status.installed_version of a status attribute ("" when

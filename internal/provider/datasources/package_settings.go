@@ -98,9 +98,11 @@ func (d *PackageSettingsDataSource) Schema(_ context.Context, _ datasource.Schem
 			},
 			"version_change": schema.BoolAttribute{
 				Optional: true,
-				Description: "The update changes the package version: the Application's `spec.packageVersion` differs " +
-					"from the installed `status.currentVersion.version` (the package at `package_path` is the new " +
-					"version). DP then skips every rule that references oldSelf, and so does this data source: they are " +
+				Description: "The update does not keep an installed version: the Application's `spec.packageVersion` " +
+					"differs from the installed `status.currentVersion.version` (the package at `package_path` is the new " +
+					"version), or nothing is installed (`status.currentVersion` is absent: the install has not finished, " +
+					"or failed). DP runs the rules that reference oldSelf only while `status.currentVersion` exists and " +
+					"equals `spec.packageVersion`; otherwise it skips them, and so does this data source: they are " +
 					"neither run nor reported. The schema, the other CEL rules, immutable fields (against " +
 					"`previous_settings`), grantable resources and settings switches are still checked. Used only with " +
 					"`previous_settings`. Default false: the installed version is kept, and rules referencing oldSelf run.",
