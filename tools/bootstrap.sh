@@ -41,10 +41,17 @@
 #     backends (s3, gcs, azurerm, ...): they are modules of their own inside
 #     Terraform's repository, which the module proxy's zip of Terraform does
 #     not hold, and the tests use the local backend.
+#   - terraform-experimental: the same Terraform built as Terraform's own
+#     experimental builds are (-ldflags "-X 'main.experimentsAllowed=yes'"),
+#     the only kind that accepts `-allow-deferral` (deferred actions). Only the
+#     deferral tests use it. Never reused from the machine (a release build
+#     says the same --version and refuses the flag): named by
+#     DECKHOUSE_TERRAFORM_EXPERIMENTAL, or built.
 #
-# Usage: tools/bootstrap.sh [tofu|kube-apiserver|etcd|terraform-query ...]   (default: the first three)
+# Usage: tools/bootstrap.sh [tofu|kube-apiserver|etcd|terraform-query|terraform-experimental ...]   (default: the first three)
 # Env:   DECKHOUSE_TOOLS_CACHE (default ~/.cache/terraform-provider-deckhouse),
 #        DECKHOUSE_TOFU, DECKHOUSE_KUBE_APISERVER, DECKHOUSE_ETCD, DECKHOUSE_TERRAFORM_QUERY,
+#        DECKHOUSE_TERRAFORM_EXPERIMENTAL,
 #        DECKHOUSE_TOOLS_REUSE=0 (never reuse what the machine has),
 #        DECKHOUSE_BOOTSTRAP_DRY_RUN=1 (print the decisions, one line per tool:
 #        "<tool> explicit|cached|reuse <path>" or "<tool> build <version>";
@@ -93,7 +100,7 @@ pinned_version() { # pinned_version <tool>
     tofu) echo "$TOFU_VERSION" ;;
     kube-apiserver) echo "$KUBE_VERSION" ;;
     etcd) echo "$ETCD_VERSION" ;;
-    terraform-query) echo "$TERRAFORM_QUERY_VERSION" ;;
+    terraform-query | terraform-experimental) echo "$TERRAFORM_QUERY_VERSION" ;;
   esac
 }
 
@@ -109,7 +116,7 @@ version_line() {
     tofu) pattern='^(OpenTofu|Terraform) v[0-9]+\.[0-9]+\.[0-9]+' ;;
     kube-apiserver) pattern='^Kubernetes v[0-9]+\.[0-9]+\.[0-9]+' ;;
     etcd) pattern='^etcd Version: [0-9]+\.[0-9]+\.[0-9]+' ;;
-    terraform-query) pattern='^Terraform v[0-9]+\.[0-9]+\.[0-9]+' ;;
+    terraform-query | terraform-experimental) pattern='^Terraform v[0-9]+\.[0-9]+\.[0-9]+' ;;
   esac
   out=$(TF_CLI_CONFIG_FILE='' CHECKPOINT_DISABLE=1 "$1" --version 2>/dev/null </dev/null) || true
   grep -E -m1 "$pattern" <<<"$out" || true
@@ -149,7 +156,7 @@ fits() {
     etcd)
       WHY="needs etcd 3.$ETCD_MIN_MINOR to 3.$ETCD_MAX_MINOR"
       [[ "$maj" -eq 3 && "$min" -ge "$ETCD_MIN_MINOR" && "$min" -le "$ETCD_MAX_MINOR" ]] ;;
-    terraform-query)
+    terraform-query | terraform-experimental)
       WHY="needs Terraform 1.x, at least 1.$TERRAFORM_QUERY_MIN_MINOR (list blocks and terraform query)"
       [[ "$maj" -eq 1 && "$min" -ge "$TERRAFORM_QUERY_MIN_MINOR" ]] ;;
   esac
@@ -225,6 +232,7 @@ explicit_var() { # explicit_var <tool>: the name of the variable that names its 
     kube-apiserver) echo DECKHOUSE_KUBE_APISERVER ;;
     etcd) echo DECKHOUSE_ETCD ;;
     terraform-query) echo DECKHOUSE_TERRAFORM_QUERY ;;
+    terraform-experimental) echo DECKHOUSE_TERRAFORM_EXPERIMENTAL ;;
   esac
 }
 
@@ -312,9 +320,16 @@ build_tofu() { # build_tofu <out>
       -o "$1" ./cmd/tofu)
 }
 
-build_terraform_query() { # build_terraform_query <out>
-  log "terraform-query $TERRAFORM_QUERY_VERSION: downloading module"
-  local dir w="$WORK/terraform-$TERRAFORM_QUERY_VERSION"
+build_terraform_query() { build_terraform terraform-query "$1"; } # build_terraform_query <out>
+
+# build_terraform_experimental <out>: the linker flag of Terraform's
+# experimental builds (its .github/workflows/build.yml) sets main.experimentsAllowed.
+build_terraform_experimental() { build_terraform terraform-experimental "$1" "-X 'main.experimentsAllowed=yes'"; }
+
+build_terraform() { # build_terraform <tool> <out> [extra ldflags]
+  local tool="$1" out="$2" extra="${3:-}"
+  log "$tool $TERRAFORM_QUERY_VERSION: downloading module"
+  local dir w="$WORK/$tool-$TERRAFORM_QUERY_VERSION"
   dir=$(go mod download -json "github.com/hashicorp/terraform@$TERRAFORM_QUERY_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
   rm -rf "$w"; mkdir -p "$w"
   cp -R "$dir/." "$w"
@@ -326,10 +341,10 @@ build_terraform_query() { # build_terraform_query <out>
   # Terraform before 1.12 sets `godebug tlskyber=0`, a setting Go 1.24 and
   # later no longer know (go.mod then fails to load): drop it.
   sed -i.orig -E '/^godebug[[:space:]]+tlskyber=/d' "$w/go.mod"
-  log "terraform-query $TERRAFORM_QUERY_VERSION: building without the remote-state backends (several minutes cold)"
+  log "$tool $TERRAFORM_QUERY_VERSION: building without the remote-state backends (several minutes cold)"
   (cd "$w" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath \
-      -ldflags "-s -w -X github.com/hashicorp/terraform/version.dev=no" \
-      -o "$1" .)
+      -ldflags "-s -w -X github.com/hashicorp/terraform/version.dev=no $extra" \
+      -o "$out" .)
   rm -rf "$w"
 }
 
@@ -446,7 +461,7 @@ targets=("$@")
 [[ ${#targets[@]} -eq 0 ]] && targets=(etcd kube-apiserver tofu)
 for t in "${targets[@]}"; do
   case "$t" in
-    tofu | etcd | kube-apiserver | terraform-query)
+    tofu | etcd | kube-apiserver | terraform-query | terraform-experimental)
       if [[ -n "$PINNED_ONLY" ]]; then provide_pinned "$t"; else provide "$t"; fi ;;
     *) echo "unknown tool: $t" >&2; exit 2 ;;
   esac

@@ -223,6 +223,7 @@ func (p *DeckhouseProvider) Configure(ctx context.Context, req provider.Configur
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	data.Incomplete = !req.Config.Raw.IsFullyKnown()
 	data.Conn.UserAgent = "terraform-provider-deckhouse/" + p.version
 	data.Conn.LogRequest = logRequest
 	resp.DataSourceData = data

@@ -20,3 +20,14 @@ type cluster struct {
 func (c *cluster) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	c.data = providerdata.From(req.ProviderData, &resp.Diagnostics)
 }
+
+// deferred answers a read with a deferral when the client allows deferred
+// actions and the provider configuration is not wholly known (reason:
+// provider configuration unknown), and reports whether it did.
+func (c *cluster) deferred(req datasource.ReadRequest, resp *datasource.ReadResponse) bool {
+	if !c.data.Defers(req.ClientCapabilities.DeferralAllowed) {
+		return false
+	}
+	resp.Deferred = &datasource.Deferred{Reason: datasource.DeferredReasonProviderConfigUnknown}
+	return true
+}

@@ -12,7 +12,9 @@ import (
 )
 
 func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
-	if req != nil && !s.off[shortcutRead] {
+	// A client that allows deferred actions goes to the framework: the
+	// resource's Read may answer it with a deferral, ReadUnchanged does not.
+	if req != nil && !s.off[shortcutRead] && (req.ClientCapabilities == nil || !req.ClientCapabilities.DeferralAllowed) {
 		if t := s.target(req.TypeName); t != nil {
 			resp, next, ok := s.readUnchanged(ctx, t, req)
 			if ok {
@@ -35,7 +37,8 @@ func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRe
 // deleted object, an error, a resource that does not implement
 // UnchangedReader) goes to the framework with the context the resource
 // returned (next, ctx when it was not asked), in which it hands over what it
-// read.
+// read. A client that allows deferred actions goes to the framework without
+// asking (deferralAllowed).
 func (s *server) readUnchanged(ctx context.Context, t *target, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, context.Context, bool) {
 	cur := req.CurrentState
 	if cur == nil || len(cur.JSON) > 0 || len(cur.MsgPack) == 0 || isMsgPackNil(cur.MsgPack) {
