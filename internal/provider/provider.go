@@ -341,6 +341,7 @@ func (p *DeckhouseProvider) Functions(_ context.Context) []func() function.Funct
 	return []func() function.Function{
 		functions.NewEffectiveSettings,
 		functions.NewValidateSettings,
+		functions.NewSetting,
 	}
 }
 
