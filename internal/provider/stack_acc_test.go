@@ -16,10 +16,21 @@ import (
 // stands in for it: its output, the kubeconfig, is unknown at plan whenever
 // it is replaced), the provider configured from its output, a data source
 // and an Application. dependsOn adds depends_on to the data source.
+//
+// With dependsOn, the ephemeral deckhouse_application is there too, its
+// namespace referring to the cluster's output (depends_on does not keep an
+// ephemeral resource from being opened at plan).
 func (e *appEnv) stackConfig(dependsOn bool, replicas int) string {
-	depends := ""
+	depends, eph := "", ""
 	if dependsOn {
 		depends = "\n  depends_on = [terraform_data.cluster]"
+		eph = fmt.Sprintf(`
+ephemeral "deckhouse_application" "app" {
+  namespace  = terraform_data.cluster.output.kubeconfig == "" ? "" : %q
+  name       = "app"
+  depends_on = [deckhouse_application.app]
+}
+`, e.namespace)
 	}
 	return fmt.Sprintf(`
 variable "cluster_revision" {
@@ -54,13 +65,14 @@ output "versions" {
 output "replicas" {
   value = provider::deckhouse::setting(deckhouse_application.app.effective_settings, "replicas")
 }
-`, e.cp.KubeconfigPath(), e.pkg, depends, e.namespace, e.pkg, replicas)
+%s`, e.cp.KubeconfigPath(), e.pkg, depends, e.namespace, e.pkg, replicas, eph)
 }
 
 // The stack of the guide runs on every CLI. First run: a data source
-// without depends_on fails the plan naming depends_on; with it, one apply
-// creates the cluster (terraform_data), reads the data source and creates
-// the Application. Day two: the cluster's resource is replaced, so the
+// without depends_on fails the plan naming depends_on; with it (and the
+// ephemeral resource's namespace referring to the cluster), one apply
+// creates the cluster (terraform_data), reads the data source, creates the
+// Application and opens the ephemeral resource. Day two: the cluster's resource is replaced, so the
 // provider configuration is unknown again: the refresh of the Application
 // keeps its state with a warning, the plan goes on, and the apply updates
 // the Application with the known configuration; the next plan is empty.
