@@ -37,8 +37,7 @@ func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRe
 // deleted object, an error, a resource that does not implement
 // UnchangedReader) goes to the framework with the context the resource
 // returned (next, ctx when it was not asked), in which it hands over what it
-// read. A client that allows deferred actions goes to the framework without
-// asking (deferralAllowed).
+// read.
 func (s *server) readUnchanged(ctx context.Context, t *target, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, context.Context, bool) {
 	cur := req.CurrentState
 	if cur == nil || len(cur.JSON) > 0 || len(cur.MsgPack) == 0 || isMsgPackNil(cur.MsgPack) {
