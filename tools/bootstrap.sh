@@ -43,7 +43,8 @@
 #     not hold, and the tests use the local backend.
 #   - terraform-experimental: the same Terraform built as Terraform's own
 #     experimental builds are (-ldflags "-X 'main.experimentsAllowed=yes'"),
-#     the only kind that accepts `-allow-deferral` (deferred actions). Only the
+#     the only kind that accepts `-allow-deferral` (deferred actions), and
+#     left a development version (v1.14.0-dev), which terraform-exec requires. Only the
 #     deferral tests use it. Never reused from the machine (a release build
 #     says the same --version and refuses the flag): named by
 #     DECKHOUSE_TERRAFORM_EXPERIMENTAL, or built.
@@ -320,14 +321,19 @@ build_tofu() { # build_tofu <out>
       -o "$1" ./cmd/tofu)
 }
 
-build_terraform_query() { build_terraform terraform-query "$1"; } # build_terraform_query <out>
+build_terraform_query() { # build_terraform_query <out>
+  build_terraform terraform-query "$1" "-X github.com/hashicorp/terraform/version.dev=no"
+}
 
 # build_terraform_experimental <out>: the linker flag of Terraform's
-# experimental builds (its .github/workflows/build.yml) sets main.experimentsAllowed.
+# experimental builds (its .github/workflows/build.yml) sets
+# main.experimentsAllowed; the version stays a development one (v1.14.0-dev),
+# since terraform-exec, which terraform-plugin-testing runs the CLI with,
+# passes -allow-deferral only to an alpha or dev version.
 build_terraform_experimental() { build_terraform terraform-experimental "$1" "-X 'main.experimentsAllowed=yes'"; }
 
-build_terraform() { # build_terraform <tool> <out> [extra ldflags]
-  local tool="$1" out="$2" extra="${3:-}"
+build_terraform() { # build_terraform <tool> <out> <ldflags>
+  local tool="$1" out="$2" ldflags="$3"
   log "$tool $TERRAFORM_QUERY_VERSION: downloading module"
   local dir w="$WORK/$tool-$TERRAFORM_QUERY_VERSION"
   dir=$(go mod download -json "github.com/hashicorp/terraform@$TERRAFORM_QUERY_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
@@ -343,7 +349,7 @@ build_terraform() { # build_terraform <tool> <out> [extra ldflags]
   sed -i.orig -E '/^godebug[[:space:]]+tlskyber=/d' "$w/go.mod"
   log "$tool $TERRAFORM_QUERY_VERSION: building without the remote-state backends (several minutes cold)"
   (cd "$w" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath \
-      -ldflags "-s -w -X github.com/hashicorp/terraform/version.dev=no $extra" \
+      -ldflags "-s -w $ldflags" \
       -o "$out" .)
   rm -rf "$w"
 }

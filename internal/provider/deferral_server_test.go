@@ -128,6 +128,19 @@ func TestProtocolServer_DefersWhenTheClientAllowsAndTheConfigurationIsUnknown(t 
 					if string(read.NewState.MsgPack) != string(state.MsgPack) {
 						t.Error("deferred refresh: the state changed")
 					}
+					for call, v := range map[string]*tfprotov6.DynamicValue{"data source": dsRead.State, "ephemeral": open.Result} {
+						if v == nil {
+							t.Errorf("deferred %s: no value", call)
+							continue
+						}
+						typ := schemas.DataSourceSchemas[ds].ValueType()
+						if call == "ephemeral" {
+							typ = schemas.EphemeralResourceSchemas[eph].ValueType()
+						}
+						if got, err := v.Unmarshal(typ); err != nil || got.IsKnown() {
+							t.Errorf("deferred %s: value %v (%v), want unknown, as the framework's own deferral answers", call, got, err)
+						}
+					}
 					return
 				}
 				if tc.allowed { // wholly known: nothing more to check here

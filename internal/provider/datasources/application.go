@@ -107,7 +107,7 @@ func (d *ApplicationDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 }
 
 func (d *ApplicationDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.deferred(req, resp) {
+	if d.deferred(ctx, req, resp) {
 		return
 	}
 	var m applicationDataModel

@@ -111,7 +111,7 @@ func (d *ApplicationsDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 }
 
 func (d *ApplicationsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.deferred(req, resp) {
+	if d.deferred(ctx, req, resp) {
 		return
 	}
 	var m applicationsDataModel

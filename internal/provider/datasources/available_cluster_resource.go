@@ -57,7 +57,7 @@ func (d *AvailableClusterResourceDataSource) Schema(_ context.Context, _ datasou
 }
 
 func (d *AvailableClusterResourceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.deferred(req, resp) {
+	if d.deferred(ctx, req, resp) {
 		return
 	}
 	var m availableClusterResourceModel

@@ -64,7 +64,7 @@ func (d *PackageVersionDataSource) Schema(_ context.Context, _ datasource.Schema
 }
 
 func (d *PackageVersionDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.deferred(req, resp) {
+	if d.deferred(ctx, req, resp) {
 		return
 	}
 	var m packageVersionModel

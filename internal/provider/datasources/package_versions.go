@@ -102,7 +102,7 @@ func (d *PackageVersionsDataSource) Schema(_ context.Context, _ datasource.Schem
 }
 
 func (d *PackageVersionsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.deferred(req, resp) {
+	if d.deferred(ctx, req, resp) {
 		return
 	}
 	var m packageVersionsDataModel

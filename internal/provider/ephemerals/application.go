@@ -89,11 +89,11 @@ func (a *Application) Open(ctx context.Context, req ephemeral.OpenRequest, resp 
 		ClientCapabilities: datasource.ReadClientCapabilities{DeferralAllowed: req.ClientCapabilities.DeferralAllowed},
 	}, &read)
 	resp.Diagnostics.Append(read.Diagnostics...)
-	if read.Deferred != nil { // the data source defers for one reason only
-		resp.Deferred = &ephemeral.Deferred{Reason: ephemeral.DeferredReasonProviderConfigUnknown}
-	}
-	if resp.Diagnostics.HasError() || resp.Deferred != nil {
+	if resp.Diagnostics.HasError() {
 		return
+	}
+	if read.Deferred != nil { // the data source defers for one reason only; its state is unknown then
+		resp.Deferred = &ephemeral.Deferred{Reason: ephemeral.DeferredReasonProviderConfigUnknown}
 	}
 	resp.Result.Raw = read.State.Raw
 }
