@@ -18,8 +18,8 @@ import (
 // and an Application. dependsOn adds depends_on to the data source.
 //
 // With dependsOn, the ephemeral deckhouse_application is there too, its
-// namespace referring to the cluster's output (depends_on does not keep an
-// ephemeral resource from being opened at plan).
+// namespace referring to the cluster's output (depends_on does not keep
+// Terraform from opening an ephemeral resource at plan; OpenTofu it does).
 func (e *appEnv) stackConfig(dependsOn bool, replicas int) string {
 	depends, eph := "", ""
 	if dependsOn {

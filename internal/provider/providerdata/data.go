@@ -101,8 +101,8 @@ func (p *Data) Defers(allowed bool) bool { return allowed && p != nil && p.Incom
 // provider configuration, for a client that does not defer.
 const configUnknownHint = "A data source reads the cluster when it is planned: add depends_on = [<the resource " +
 	"that creates the cluster>] to it, so that it is read during the apply, once the cluster exists and the provider " +
-	"configuration is known. An ephemeral resource is opened at plan even then: make one of its arguments refer to " +
-	"an output of that resource (for example namespace = <resource>.<output> == \"\" ? \"\" : \"<namespace>\"), so " +
+	"configuration is known. Terraform opens an ephemeral resource at plan even then (OpenTofu does not): make one " +
+	"of its arguments refer to an output of that resource (for example namespace = <resource>.<output> == \"\" ? \"\" : \"<namespace>\"), so " +
 	"that it is opened once the output is known. (The resource deckhouse_application plans and refreshes without " +
 	"the cluster and needs nothing of the kind.) A client that allows deferred actions (Terraform with " +
 	"-allow-deferral, HCP Terraform Stacks) defers these reads instead."
