@@ -34,13 +34,14 @@ func (f *Setting) Definition(_ context.Context, _ function.DefinitionRequest, re
 	resp.Definition = function.Definition{
 		Summary: "One setting of a settings document, by its path",
 		Description: "Returns the value at `path` in a settings document: the `effective_settings` or " +
-			"`last_applied_settings` JSON string of `deckhouse_application`, the data source's, any JSON " +
-			"document, or an object such as the result of `effective_settings()`. The path is DP's notation: keys " +
+			"`last_applied_settings` JSON string of the resource `deckhouse_application`, any JSON document, or an " +
+			"object (`effective_settings` of the data source `deckhouse_application`, the result of " +
+			"`effective_settings()`). The path is DP's notation: keys " +
 			"joined by dots, array indices in brackets (`postgres.storageClass`, `hosts[0].name`); the empty path is " +
 			"the whole document. A path that is not in the document is an error naming the path and the keys there, " +
 			"so a misspelt key does not pass as null; with a `default` (the optional third argument) the default is " +
-			"returned instead, and also for a null document (effective_settings before DP has applied the " +
-			"settings). A setting that is present and null is null.",
+			"returned instead, and also for a null document (the resource's `effective_settings` after an import, " +
+			"until the first apply). A setting that is present and null is null.",
 		Parameters: []function.Parameter{
 			function.DynamicParameter{
 				Name:           "document",
