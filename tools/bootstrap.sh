@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Provides the test and demo toolchain (OpenTofu or Terraform, kube-apiserver,
-# etcd, and a Terraform that runs `terraform query`) in one folder, the cache bin folder, where tools/test.sh, tools/demo.sh,
+# etcd, a Terraform that runs `terraform query` and one built with experiments
+# allowed) in one folder, the cache bin folder, where tools/test.sh, tools/demo.sh,
 # tools/docs.sh, the local control plane and the scale benchmark look for them.
 #
 # For each tool, the first of these that fits is used:
 #   1. the binary named by DECKHOUSE_TOFU, DECKHOUSE_KUBE_APISERVER,
-#      DECKHOUSE_ETCD or DECKHOUSE_TERRAFORM_QUERY (a path, or a command name
+#      DECKHOUSE_ETCD, DECKHOUSE_TERRAFORM_QUERY or DECKHOUSE_TERRAFORM_EXPERIMENTAL (a path, or a command name
 #      looked up on PATH; DECKHOUSE_TOFU may name terraform). It must fit:
 #      otherwise the bootstrap fails;
 #   2. the pinned build already in the cache (pinned/<tool>-<version>);
