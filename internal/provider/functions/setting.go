@@ -107,13 +107,13 @@ func settingsDocument(arg types.Dynamic) (any, error) {
 	if s, ok := arg.UnderlyingValue().(types.String); ok {
 		v, err := convert.DecodeJSON([]byte(s.ValueString()))
 		if err != nil {
-			return nil, fmt.Errorf("the document is a string that is not JSON: %v", err)
+			return nil, fmt.Errorf("the document is a string that is not JSON: %w", err)
 		}
 		return v, nil
 	}
 	v, _, err := convert.FromDynamic(arg)
 	if err != nil {
-		return nil, fmt.Errorf("reading the document: %v", err)
+		return nil, fmt.Errorf("reading the document: %w", err)
 	}
 	return v, nil
 }
