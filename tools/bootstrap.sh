@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Provides the test and demo toolchain (OpenTofu or Terraform, kube-apiserver,
-# etcd, and a Terraform that runs `terraform query`) in one folder, the cache bin folder, where tools/test.sh, tools/demo.sh,
+# etcd, a Terraform that runs `terraform query` and one built with experiments
+# allowed) in one folder, the cache bin folder, where tools/test.sh, tools/demo.sh,
 # tools/docs.sh, the local control plane and the scale benchmark look for them.
 #
 # For each tool, the first of these that fits is used:
 #   1. the binary named by DECKHOUSE_TOFU, DECKHOUSE_KUBE_APISERVER,
-#      DECKHOUSE_ETCD or DECKHOUSE_TERRAFORM_QUERY (a path, or a command name
+#      DECKHOUSE_ETCD, DECKHOUSE_TERRAFORM_QUERY or DECKHOUSE_TERRAFORM_EXPERIMENTAL (a path, or a command name
 #      looked up on PATH; DECKHOUSE_TOFU may name terraform). It must fit:
 #      otherwise the bootstrap fails;
 #   2. the pinned build already in the cache (pinned/<tool>-<version>);
@@ -41,10 +42,18 @@
 #     backends (s3, gcs, azurerm, ...): they are modules of their own inside
 #     Terraform's repository, which the module proxy's zip of Terraform does
 #     not hold, and the tests use the local backend.
+#   - terraform-experimental: the same Terraform built as Terraform's own
+#     experimental builds are (-ldflags "-X 'main.experimentsAllowed=yes'"),
+#     the only kind that accepts `-allow-deferral` (deferred actions), and
+#     left a development version (v1.14.0-dev), which terraform-exec requires. Only the
+#     deferral tests use it. Never reused from the machine (a release build
+#     says the same --version and refuses the flag): named by
+#     DECKHOUSE_TERRAFORM_EXPERIMENTAL, or built.
 #
-# Usage: tools/bootstrap.sh [tofu|kube-apiserver|etcd|terraform-query ...]   (default: the first three)
+# Usage: tools/bootstrap.sh [tofu|kube-apiserver|etcd|terraform-query|terraform-experimental ...]   (default: the first three)
 # Env:   DECKHOUSE_TOOLS_CACHE (default ~/.cache/terraform-provider-deckhouse),
 #        DECKHOUSE_TOFU, DECKHOUSE_KUBE_APISERVER, DECKHOUSE_ETCD, DECKHOUSE_TERRAFORM_QUERY,
+#        DECKHOUSE_TERRAFORM_EXPERIMENTAL,
 #        DECKHOUSE_TOOLS_REUSE=0 (never reuse what the machine has),
 #        DECKHOUSE_BOOTSTRAP_DRY_RUN=1 (print the decisions, one line per tool:
 #        "<tool> explicit|cached|reuse <path>" or "<tool> build <version>";
@@ -93,7 +102,7 @@ pinned_version() { # pinned_version <tool>
     tofu) echo "$TOFU_VERSION" ;;
     kube-apiserver) echo "$KUBE_VERSION" ;;
     etcd) echo "$ETCD_VERSION" ;;
-    terraform-query) echo "$TERRAFORM_QUERY_VERSION" ;;
+    terraform-query | terraform-experimental) echo "$TERRAFORM_QUERY_VERSION" ;;
   esac
 }
 
@@ -109,7 +118,7 @@ version_line() {
     tofu) pattern='^(OpenTofu|Terraform) v[0-9]+\.[0-9]+\.[0-9]+' ;;
     kube-apiserver) pattern='^Kubernetes v[0-9]+\.[0-9]+\.[0-9]+' ;;
     etcd) pattern='^etcd Version: [0-9]+\.[0-9]+\.[0-9]+' ;;
-    terraform-query) pattern='^Terraform v[0-9]+\.[0-9]+\.[0-9]+' ;;
+    terraform-query | terraform-experimental) pattern='^Terraform v[0-9]+\.[0-9]+\.[0-9]+' ;;
   esac
   out=$(TF_CLI_CONFIG_FILE='' CHECKPOINT_DISABLE=1 "$1" --version 2>/dev/null </dev/null) || true
   grep -E -m1 "$pattern" <<<"$out" || true
@@ -149,7 +158,7 @@ fits() {
     etcd)
       WHY="needs etcd 3.$ETCD_MIN_MINOR to 3.$ETCD_MAX_MINOR"
       [[ "$maj" -eq 3 && "$min" -ge "$ETCD_MIN_MINOR" && "$min" -le "$ETCD_MAX_MINOR" ]] ;;
-    terraform-query)
+    terraform-query | terraform-experimental)
       WHY="needs Terraform 1.x, at least 1.$TERRAFORM_QUERY_MIN_MINOR (list blocks and terraform query)"
       [[ "$maj" -eq 1 && "$min" -ge "$TERRAFORM_QUERY_MIN_MINOR" ]] ;;
   esac
@@ -225,6 +234,7 @@ explicit_var() { # explicit_var <tool>: the name of the variable that names its 
     kube-apiserver) echo DECKHOUSE_KUBE_APISERVER ;;
     etcd) echo DECKHOUSE_ETCD ;;
     terraform-query) echo DECKHOUSE_TERRAFORM_QUERY ;;
+    terraform-experimental) echo DECKHOUSE_TERRAFORM_EXPERIMENTAL ;;
   esac
 }
 
@@ -313,8 +323,20 @@ build_tofu() { # build_tofu <out>
 }
 
 build_terraform_query() { # build_terraform_query <out>
-  log "terraform-query $TERRAFORM_QUERY_VERSION: downloading module"
-  local dir w="$WORK/terraform-$TERRAFORM_QUERY_VERSION"
+  build_terraform terraform-query "$1" "-X github.com/hashicorp/terraform/version.dev=no"
+}
+
+# build_terraform_experimental <out>: the linker flag of Terraform's
+# experimental builds (its .github/workflows/build.yml) sets
+# main.experimentsAllowed; the version stays a development one (v1.14.0-dev),
+# since terraform-exec, which terraform-plugin-testing runs the CLI with,
+# passes -allow-deferral only to an alpha or dev version.
+build_terraform_experimental() { build_terraform terraform-experimental "$1" "-X 'main.experimentsAllowed=yes'"; }
+
+build_terraform() { # build_terraform <tool> <out> <ldflags>
+  local tool="$1" out="$2" ldflags="$3"
+  log "$tool $TERRAFORM_QUERY_VERSION: downloading module"
+  local dir w="$WORK/$tool-$TERRAFORM_QUERY_VERSION"
   dir=$(go mod download -json "github.com/hashicorp/terraform@$TERRAFORM_QUERY_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
   rm -rf "$w"; mkdir -p "$w"
   cp -R "$dir/." "$w"
@@ -326,10 +348,10 @@ build_terraform_query() { # build_terraform_query <out>
   # Terraform before 1.12 sets `godebug tlskyber=0`, a setting Go 1.24 and
   # later no longer know (go.mod then fails to load): drop it.
   sed -i.orig -E '/^godebug[[:space:]]+tlskyber=/d' "$w/go.mod"
-  log "terraform-query $TERRAFORM_QUERY_VERSION: building without the remote-state backends (several minutes cold)"
+  log "$tool $TERRAFORM_QUERY_VERSION: building without the remote-state backends (several minutes cold)"
   (cd "$w" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath \
-      -ldflags "-s -w -X github.com/hashicorp/terraform/version.dev=no" \
-      -o "$1" .)
+      -ldflags "-s -w $ldflags" \
+      -o "$out" .)
   rm -rf "$w"
 }
 
@@ -446,7 +468,7 @@ targets=("$@")
 [[ ${#targets[@]} -eq 0 ]] && targets=(etcd kube-apiserver tofu)
 for t in "${targets[@]}"; do
   case "$t" in
-    tofu | etcd | kube-apiserver | terraform-query)
+    tofu | etcd | kube-apiserver | terraform-query | terraform-experimental)
       if [[ -n "$PINNED_ONLY" ]]; then provide_pinned "$t"; else provide "$t"; fi ;;
     *) echo "unknown tool: $t" >&2; exit 2 ;;
   esac

@@ -318,6 +318,20 @@ func TestBootstrap_ChoosesEachTool(t *testing.T) {
 			want: func(s *sandbox) string { return "reuse " + filepath.Join(s.root, "assets", "etcd") },
 		},
 		{
+			name:  "a release terraform on PATH is never taken for terraform-experimental",
+			setup: func(s *sandbox) { s.stub(filepath.Join(s.path, "terraform"), "Terraform v1.14.0", "on linux_amd64") },
+			tool:  "terraform-experimental",
+			want:  func(*sandbox) string { return "build v1.14.0" },
+		},
+		{
+			name: "DECKHOUSE_TERRAFORM_EXPERIMENTAL names the experimental build",
+			setup: func(s *sandbox) {
+				s.env["DECKHOUSE_TERRAFORM_EXPERIMENTAL"] = s.stub(filepath.Join(s.root, "opt", "terraform-x"), "Terraform v1.14.0")
+			},
+			tool: "terraform-experimental",
+			want: func(s *sandbox) string { return "explicit " + filepath.Join(s.root, "opt", "terraform-x") },
+		},
+		{
 			name: "the cache's own link on PATH is not a candidate",
 			setup: func(s *sandbox) {
 				s.stub(filepath.Join(s.cache, "bin", "tofu"), "OpenTofu v1.12.0")

@@ -34,6 +34,12 @@ output "problems" {
 output "no_problems" {
   value = provider::deckhouse::validate_settings(%[2]s, { replicas = 2 })
 }
+output "setting" {
+  value = provider::deckhouse::setting(jsonencode(provider::deckhouse::effective_settings(%[1]s, { replicas = 2 })), "nested.b")
+}
+output "setting_default" {
+  value = provider::deckhouse::setting(provider::deckhouse::effective_settings(%[1]s, {}), "nested.c", "none")
+}
 `, schema, published)
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
@@ -61,6 +67,13 @@ output "x" {
 				ExpectError: expectText(`invalid settings schema`),
 			},
 			{
+				Config: emptyProvider + fmt.Sprintf(`
+output "x" {
+  value = provider::deckhouse::setting(provider::deckhouse::effective_settings(%s, {}), "nested.bb")
+}`, schema),
+				ExpectError: expectText(`no setting at "nested.bb": nested has no key "bb"`),
+			},
+			{
 				Config: config,
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownOutputValue("effective_yaml", defaultsOf(obj{
@@ -74,6 +87,8 @@ output "x" {
 						problemValue("replicas", "type", "must be integer, got string"),
 					})),
 					statecheck.ExpectKnownOutputValue("no_problems", knownvalue.ListExact([]knownvalue.Check{})),
+					statecheck.ExpectKnownOutputValue("setting", i64(2)),
+					statecheck.ExpectKnownOutputValue("setting_default", str("none")),
 				},
 			},
 		},

@@ -223,6 +223,7 @@ func (p *DeckhouseProvider) Configure(ctx context.Context, req provider.Configur
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	data.Incomplete = !req.Config.Raw.IsFullyKnown()
 	data.Conn.UserAgent = "terraform-provider-deckhouse/" + p.version
 	data.Conn.LogRequest = logRequest
 	resp.DataSourceData = data
@@ -340,6 +341,7 @@ func (p *DeckhouseProvider) Functions(_ context.Context) []func() function.Funct
 	return []func() function.Function{
 		functions.NewEffectiveSettings,
 		functions.NewValidateSettings,
+		functions.NewSetting,
 	}
 }
 

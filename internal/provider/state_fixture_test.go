@@ -50,9 +50,11 @@ const (
 	fixtureHost      = "__REGISTRY_HOST__"
 )
 
-// stateFixtures are the releases (and unreleased schema versions) whose
-// states the current provider must read without a change.
-var stateFixtures = []string{"release-0.1.0", "schema-1"}
+// stateFixtures are the releases and the schema versions of before the first
+// release whose states the current provider must read without a change (no
+// release has been made yet: schema-0 and schema-1 are states of schema
+// versions 0 and 1, which no release writes; 0.1.0 writes version 2).
+var stateFixtures = []string{"schema-0", "schema-1"}
 
 var stateFixtureSeq atomic.Int64
 

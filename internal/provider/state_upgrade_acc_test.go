@@ -20,7 +20,7 @@ import (
 //     effective_settings (version 0 stores DP's record twice, version 1 once);
 //   - version 0's status loses its conditions (the data sources carry them);
 //   - every other attribute holds the value stored, numbers written alike
-//     (attributes the fixture's release did not have are null).
+//     (attributes the fixture's provider did not have are null).
 func TestAccStateUpgrade_EarlierSchemaVersionsUpgradeAndPlanNoChange(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("needs the CLIs and the local control plane (TF_ACC=1)")
@@ -29,7 +29,7 @@ func TestAccStateUpgrade_EarlierSchemaVersionsUpgradeAndPlanNoChange(t *testing.
 		fixture       string
 		schemaVersion int
 	}{
-		{"release-0.1.0", 0},
+		{"schema-0", 0},
 		{"schema-1", 1},
 	} {
 		for name, cliPath := range clis(t) {

@@ -10,3 +10,10 @@ output "effective_settings" {
   # of an override_resource in OpenTofu's module tests.
   value = try(jsondecode(deckhouse_application.this.effective_settings), null)
 }
+
+output "replicas" {
+  description = "The number of replicas DP runs: the replicas input, else the package default; null until DP has applied the settings once (after an import)."
+  # No default: a misspelt path fails the plan, naming the path and the keys
+  # there (a default would be returned for it too).
+  value = deckhouse_application.this.effective_settings == null ? null : provider::deckhouse::setting(deckhouse_application.this.effective_settings, "replicas")
+}

@@ -22,7 +22,8 @@ import (
 
 // ModifyPlan gives DP's verdict at plan time, as a pipeline with early returns:
 //
-//  1. destroy: nothing to check;
+//  1. destroy: nothing to check; a provider configuration not wholly known,
+//     with a client that allows deferred actions: a deferral;
 //  2. unchanged inputs: keep the computed values of the state, read nothing
 //     (the secret-removal guard still runs when the update writes anyway);
 //  3. unknown inputs (values known only at apply, provider configuration
@@ -39,7 +40,7 @@ import (
 //     while any part of settings is.
 func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	// 1. Destroy.
-	if req.Plan.Raw.IsNull() {
+	if req.Plan.Raw.IsNull() || r.deferredPlan(req, resp) {
 		return
 	}
 	priv := readPrivate(ctx, req.Private)

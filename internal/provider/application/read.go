@@ -17,6 +17,9 @@ import (
 )
 
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	if r.readWithoutConfig(ctx, req, resp) {
+		return
+	}
 	var state applicationModel
 	resp.Diagnostics.Append(getModel(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {

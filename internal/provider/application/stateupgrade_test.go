@@ -20,11 +20,11 @@ import (
 // stored beside equal effective settings) upgrades to the current version:
 // status without conditions, last_applied_settings null where it equals
 // effective_settings, both settings documents as JSON strings, every other
-// value as stored. The states are those earlier releases wrote
-// (testdata/state), through the server the CLI talks to (the protocol
+// value as stored. The states are those the provider wrote before its first
+// release (testdata/state), through the server the CLI talks to (the protocol
 // shortcut leaves an earlier version to the framework).
 func TestUpgradeState_Version0StoresDPsRecordOnceAndNoConditions(t *testing.T) {
-	release := fixtureAttributes(t, "../testdata/state/release-0.1.0/terraform.tfstate")
+	release := fixtureAttributes(t, "../testdata/state/schema-0/terraform.tfstate")
 	older := readJSONFile(t, "../testdata/state/application.json")
 	differing := cloneJSON(t, release)
 	differing["last_applied_settings"] = map[string]any{
@@ -39,7 +39,7 @@ func TestUpgradeState_Version0StoresDPsRecordOnceAndNoConditions(t *testing.T) {
 		state           map[string]any
 		keepLastApplied bool
 	}{
-		{name: "state of release 0.1.0", state: release},
+		{name: "state of schema version 0", state: release},
 		{name: "state before wait_for and status.urls", state: older},
 		{name: "DP's record differs from the effective settings", state: differing, keepLastApplied: true},
 		{name: "no record", state: noRecord, keepLastApplied: true},
@@ -95,7 +95,7 @@ func TestUpgradeState_Version1StoresTheSettingsDocumentsAsJSONStrings(t *testing
 		}
 		return out
 	}
-	release := v1(fixtureAttributes(t, "../testdata/state/release-0.1.0/terraform.tfstate"))
+	release := v1(fixtureAttributes(t, "../testdata/state/schema-0/terraform.tfstate"))
 	behind := cloneJSON(t, release)
 	behind["last_applied_settings"] = map[string]any{
 		"value": map[string]any{"replicas": 1.0, "host": "<a&b>"},

@@ -107,6 +107,9 @@ func (d *ApplicationDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 }
 
 func (d *ApplicationDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.deferred(ctx, req, resp) {
+		return
+	}
 	var m applicationDataModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {

@@ -111,6 +111,9 @@ func (d *ApplicationsDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 }
 
 func (d *ApplicationsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.deferred(ctx, req, resp) {
+		return
+	}
 	var m applicationsDataModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {

@@ -57,6 +57,9 @@ func (d *AvailableClusterResourceDataSource) Schema(_ context.Context, _ datasou
 }
 
 func (d *AvailableClusterResourceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.deferred(ctx, req, resp) {
+		return
+	}
 	var m availableClusterResourceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
@@ -19,4 +20,18 @@ type cluster struct {
 // configured: the framework calls Configure early with no data).
 func (c *cluster) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	c.data = providerdata.From(req.ProviderData, &resp.Diagnostics)
+}
+
+// deferred answers a read with a deferral when the client allows deferred
+// actions and the provider configuration is not wholly known (reason:
+// provider configuration unknown), and reports whether it did. The state is
+// unknown, as the framework answers a deferral of its own: Terraform
+// evaluates the references to a deferred data source with the state it gets.
+func (c *cluster) deferred(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) bool {
+	if !c.data.Defers(req.ClientCapabilities.DeferralAllowed) {
+		return false
+	}
+	resp.State.Raw = tftypes.NewValue(resp.State.Schema.Type().TerraformType(ctx), tftypes.UnknownValue)
+	resp.Deferred = &datasource.Deferred{Reason: datasource.DeferredReasonProviderConfigUnknown}
+	return true
 }

@@ -64,6 +64,9 @@ func (d *PackageVersionDataSource) Schema(_ context.Context, _ datasource.Schema
 }
 
 func (d *PackageVersionDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.deferred(ctx, req, resp) {
+		return
+	}
 	var m packageVersionModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {

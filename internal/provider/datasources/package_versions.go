@@ -102,6 +102,9 @@ func (d *PackageVersionsDataSource) Schema(_ context.Context, _ datasource.Schem
 }
 
 func (d *PackageVersionsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.deferred(ctx, req, resp) {
+		return
+	}
 	var m packageVersionsDataModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {

@@ -84,10 +84,16 @@ func (a *Application) Open(ctx context.Context, req ephemeral.OpenRequest, resp 
 		return
 	}
 	read := datasource.ReadResponse{State: tfsdk.State{Schema: ds.Schema, Raw: req.Config.Raw.Copy()}}
-	a.source.Read(ctx, datasource.ReadRequest{Config: tfsdk.Config{Schema: ds.Schema, Raw: req.Config.Raw}}, &read)
+	a.source.Read(ctx, datasource.ReadRequest{
+		Config:             tfsdk.Config{Schema: ds.Schema, Raw: req.Config.Raw},
+		ClientCapabilities: datasource.ReadClientCapabilities{DeferralAllowed: req.ClientCapabilities.DeferralAllowed},
+	}, &read)
 	resp.Diagnostics.Append(read.Diagnostics...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if read.Deferred != nil { // the data source defers for one reason only; its state is unknown then
+		resp.Deferred = &ephemeral.Deferred{Reason: ephemeral.DeferredReasonProviderConfigUnknown}
 	}
 	resp.Result.Raw = read.State.Raw
 }

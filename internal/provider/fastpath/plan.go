@@ -95,13 +95,15 @@ func (s *server) planCreate(ctx context.Context, t *target, req *tfprotov6.PlanR
 //   - ModifyPlan leaves a plan equal to the prior state alone, unless the
 //     resource's PlanUnchanged says its private data asks for more (an
 //     update not applied yet, for example); a resource that does not
-//     implement UnchangedPlanner is left to the framework.
+//     implement UnchangedPlanner is left to the framework;
+//   - a client that allows deferred actions goes to the framework: ModifyPlan
+//     may answer it with a deferral.
 //
 // So the answer is the prior state, private data and identity, unchanged
 // (the null identity when the client sent none, as the framework answers).
 func planUnchanged(ctx context.Context, t *target, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
 	prior, proposed, config := req.PriorState, req.ProposedNewState, req.Config
-	if prior == nil || proposed == nil || config == nil ||
+	if (req.ClientCapabilities != nil && req.ClientCapabilities.DeferralAllowed) || prior == nil || proposed == nil || config == nil ||
 		len(prior.JSON) > 0 || len(proposed.JSON) > 0 || len(config.JSON) > 0 ||
 		len(prior.MsgPack) == 0 || isMsgPackNil(prior.MsgPack) ||
 		!bytes.Equal(prior.MsgPack, proposed.MsgPack) {

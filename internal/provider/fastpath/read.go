@@ -12,7 +12,9 @@ import (
 )
 
 func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
-	if req != nil && !s.off[shortcutRead] {
+	// A client that allows deferred actions goes to the framework: the
+	// resource's Read may answer it with a deferral, ReadUnchanged does not.
+	if req != nil && !s.off[shortcutRead] && (req.ClientCapabilities == nil || !req.ClientCapabilities.DeferralAllowed) {
 		if t := s.target(req.TypeName); t != nil {
 			resp, next, ok := s.readUnchanged(ctx, t, req)
 			if ok {

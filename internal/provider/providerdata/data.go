@@ -63,6 +63,11 @@ type Data struct {
 	// Unknown is set when part of the provider configuration was unknown
 	// when the provider was configured (typically during plan).
 	Unknown bool
+	// Incomplete is set when any argument of the provider block was unknown
+	// when the provider was configured, the connection's or another's: what
+	// a client that allows deferred actions is answered with a deferral for
+	// (Defers).
+	Incomplete bool
 
 	mu     sync.Mutex
 	built  bool
@@ -84,6 +89,23 @@ const noClusterHint = "set config_path, config_paths or host in the deckhouse pr
 // ConfigUnknown reports whether part of the provider configuration was unknown
 // when the provider was configured (typically during plan).
 func (p *Data) ConfigUnknown() bool { return p != nil && p.Unknown }
+
+// Defers reports whether a call that reads the cluster at plan answers with a
+// deferral whose reason is "provider configuration unknown": the client
+// allows deferred actions (allowed, the call's DeferralAllowed) and the
+// provider configuration is not wholly known. Without the client's leave,
+// the calls go on as they do without deferred actions.
+func (p *Data) Defers(allowed bool) bool { return allowed && p != nil && p.Incomplete }
+
+// configUnknownHint is the way out of a read at plan under an unknown
+// provider configuration, for a client that does not defer.
+const configUnknownHint = "A data source reads the cluster when it is planned: add depends_on = [<the resource " +
+	"that creates the cluster>] to it, so that it is read during the apply, once the cluster exists and the provider " +
+	"configuration is known. Terraform opens an ephemeral resource at plan even then (OpenTofu does not): make one " +
+	"of its arguments refer to an output of that resource (for example namespace = <resource>.<output> == \"\" ? \"\" : \"<namespace>\"), so " +
+	"that it is opened once the output is known. (The resource deckhouse_application plans and refreshes without " +
+	"the cluster and needs nothing of the kind.) A client that allows deferred actions (Terraform with " +
+	"-allow-deferral, HCP Terraform Stacks) defers these reads instead."
 
 func (p *Data) build() error {
 	if p == nil {
@@ -153,6 +175,10 @@ func ClusterClient(ctx context.Context, data *Data, diags *diag.Diagnostics) *dp
 		return nil
 	}
 	cl, err := data.Client(ctx)
+	if errors.Is(err, ErrConfigUnknown) {
+		diags.AddError("Provider configuration unknown at plan", err.Error()+". "+configUnknownHint)
+		return nil
+	}
 	if err != nil {
 		diags.AddError("Cannot connect to the cluster", err.Error())
 		return nil

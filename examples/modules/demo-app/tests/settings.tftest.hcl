@@ -14,6 +14,12 @@ variables {
 
 override_resource {
   target = deckhouse_application.this
+  # A JSON document, as the provider sets it (the replicas output reads it
+  # with provider::deckhouse::setting): a CLI that generates the value
+  # itself would make a random string.
+  values = {
+    effective_settings = "{\"replicas\":1}"
+  }
 }
 
 run "valid_settings_pass" {

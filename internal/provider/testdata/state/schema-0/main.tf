@@ -1,5 +1,6 @@
-# The configuration release 0.1.0 applied to write this fixture's state; the
-# state-upgrade test plans it again with the current provider.
+# The configuration the tree of commit 8322cdd (resource schema version 0,
+# before the first release) applied to write this fixture's state; the
+# state-upgrade tests plan it again with the current provider.
 terraform {
   required_providers {
     deckhouse = {
