@@ -10,7 +10,7 @@ import (
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
-// The answers the protocol shortcuts (package fastpath) ask of the
+// The answers the protocol shortcuts (package protocol) ask of the
 // resource. They are checked against the framework's own pipeline by the
 // contract tests in fastpath_*_test.go.
 

@@ -1,4 +1,4 @@
-package fastpath
+package protocol
 
 import (
 	"context"
@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -45,31 +43,24 @@ import (
 //  4. PlanAnswer: a plan's answer is what ModifyPlan left, diagnostics
 //     included: planned state, identity, the replacements sorted and
 //     deduplicated, the deferral, the private state (planResponse).
-//  5. CreateAnswer: a create's answer, with the framework's errors for a
-//     create without errors that recorded no state or no identity, and its
-//     private state (createResponse).
-//  6. WriteOnlyNull: write-only values are null in a create's state
-//     (nullWriteOnly).
-//  7. DeleteAnswer: after a delete without errors the state is null, the
-//     private state gone and the identity null; after an error all three
-//     stay as they came (deleteResponse).
-//  8. PrivateEnvelope: the private state is a JSON object of base64 values
-//     (the provider's keys and the framework's), empty values dropped, each
-//     value valid UTF-8 and JSON; a key a create sets is checked as the
-//     framework's SetKey checks it (privateData, encodePrivate, setKeys,
-//     newProviderData, providerKeys).
-//  9. Diagnostics: diagnostics keep severity, summary, detail and attribute
+//  5. PrivateEnvelope: the private state is a JSON object of base64 values
+//     (the provider's keys and the framework's), empty values dropped
+//     (privateData, encodePrivate, newProviderData, providerKeys).
+//  6. Diagnostics: diagnostics keep severity, summary, detail and attribute
 //     path; a path that does not convert adds the framework's error
 //     (protoDiagnostics, attributePath).
-//  10. NullIdentity: a client without resource identity (Terraform before
-//     1.12) gets the null identity in plans and in a failed create's
-//     answer; an unchanged plan and a delete keep the identity they came
-//     with (priorIdentity).
-//  11. UpgradeCurrent: a state of the current schema version is decoded from
+//  7. NullIdentity: a client without resource identity (Terraform before
+//     1.12) gets the null identity in plans; an unchanged plan keeps the
+//     identity it came with (priorIdentity).
+//  8. UpgradeCurrent: a state of the current schema version is decoded from
 //     its JSON with attributes the schema lacks ignored, and encoded again
 //     (upgradeOptions).
-//  12. ConfigureFailure: an error of Configure ends any call with its
+//  9. ConfigureFailure: an error of Configure ends any call with its
 //     diagnostics alone (configureFailed).
+//  10. DestroyPlanIsPriorPrivateAndIdentity: the framework's plan of a
+//     destroy is the null state, the prior private state and the prior
+//     identity, nothing of the resource's own (destroy.go, the plan the
+//     CLIs make instead).
 
 // validateResource runs a resource's part of the framework's
 // ValidateResourceConfig on r (ValidationOrder), with the schema's part
@@ -287,9 +278,7 @@ func planResponse(ctx context.Context, info *schemaInfo, mresp *resource.ModifyP
 		}
 		resp.RequiresReplace = append(resp.RequiresReplace, at)
 	}
-	private, pdiags := encodePrivate(providerKeys(mresp.Private))
-	diags.Append(pdiags...)
-	resp.PlannedPrivate = private
+	resp.PlannedPrivate = encodePrivate(providerKeys(mresp.Private))
 	resp.Diagnostics = protoDiagnostics(ctx, diags)
 	return resp
 }
@@ -325,134 +314,6 @@ func encodeValue(typ tftypes.Type, v tftypes.Value, title, noun string, diags *d
 	return &dv
 }
 
-// The errors of the framework's CreateResource for a create without errors
-// that recorded no state or gave no identity (CreateAnswer). The last
-// sentence of missingStateDetail is the framework's only for a resource with
-// ImportState.
-const (
-	missingStateSummary = "Missing Resource State After Create"
-	missingStateDetail  = "The Terraform Provider unexpectedly returned no resource state after having no errors in the resource creation. " +
-		"This is always an issue in the Terraform Provider and should be reported to the provider developers.\n\n" +
-		"The resource may have been successfully created, but Terraform is not tracking it. " +
-		"Applying the configuration again with no other action may result in duplicate resource errors."
-	missingStateImport     = " Import the resource if the resource was actually created and Terraform should be tracking it."
-	missingIdentitySummary = "Missing Resource Identity After Create"
-	missingIdentityDetail  = "The Terraform Provider unexpectedly returned no resource identity data after having no errors in the resource create. " +
-		"This is always an issue in the Terraform Provider and should be reported to the provider developers."
-)
-
-// createResponse encodes what a create gave as the framework's
-// CreateResource and its protocol conversion would (CreateAnswer).
-// importable says whether the resource implements ImportState.
-func createResponse(ctx context.Context, info *schemaInfo, out created, importable bool) *tfprotov6.ApplyResourceChangeResponse {
-	diags := out.diags
-	private, kdiags := setKeys(out.private)
-	diags.Append(kdiags...)
-	state := out.state
-	if state.Type() == nil {
-		state = tftypes.NewValue(info.typ, nil)
-	}
-	created := !diags.HasError()
-	if created && state.IsNull() {
-		detail := missingStateDetail
-		if importable {
-			detail += missingStateImport
-		}
-		diags.AddError(missingStateSummary, detail)
-		created = false
-	}
-	resp := &tfprotov6.ApplyResourceChangeResponse{}
-	identity, identified := identityAnswer(info.identity, nil, out.identity)
-	if created && !identified {
-		diags.AddError(missingIdentitySummary, missingIdentityDetail)
-		created = false
-	}
-	if created {
-		state = nullWriteOnly(info, state)
-	}
-	if !identified {
-		identity, _ = priorIdentity(info, nil)
-	}
-	resp.NewIdentity = identity
-	resp.NewState = encodeValue(info.typ, state, "State", "state", &diags)
-	privateBytes, pdiags := encodePrivate(private)
-	diags.Append(pdiags...)
-	resp.Private = privateBytes
-	resp.Diagnostics = protoDiagnostics(ctx, diags)
-	return resp
-}
-
-// setKeys stores the keys of p as the framework's SetKey stores each key a
-// resource's Create sets (PrivateEnvelope): a key with a leading period, or
-// a value that is not valid UTF-8 or JSON, is an error and not stored; an
-// empty value is no key. Keys are set in sorted order.
-func setKeys(p Private) (Private, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	kept := make(Private, len(p))
-	for _, k := range keys {
-		v := p[k]
-		switch {
-		case strings.HasPrefix(k, "."):
-			diags.AddError("Restricted Resource Private State Namespace",
-				"Using a period ('.') as a prefix for a key used in private state is not allowed.\n\n"+
-					fmt.Sprintf("The key %q is invalid. Please check the key you are supplying does not use a a period ('.') as a prefix.", k))
-		case len(v) == 0:
-		case !utf8.Valid(v):
-			diags.AddError("UTF-8 Invalid", "Values stored in private state must be valid UTF-8.\n\n"+
-				fmt.Sprintf("The value being supplied for key %q is invalid. Please verify that the value is valid UTF-8.", k))
-		case !json.Valid(v):
-			diags.AddError("JSON Invalid", "Values stored in private state must be valid JSON.\n\n"+
-				fmt.Sprintf("The value being supplied for key %q is invalid. Please verify that the value is valid JSON.", k))
-		default:
-			kept[k] = v
-		}
-	}
-	return kept, diags
-}
-
-// nullWriteOnly sets the top-level write-only attributes of a known object
-// to null (WriteOnlyNull; checkApply admits no nested ones).
-func nullWriteOnly(info *schemaInfo, state tftypes.Value) tftypes.Value {
-	var attrs map[string]tftypes.Value
-	if !state.IsKnown() || state.IsNull() || state.As(&attrs) != nil {
-		return state
-	}
-	changed := false
-	for name, a := range info.attrs {
-		if v, ok := attrs[name]; ok && a.writeOnly && !v.IsNull() {
-			attrs[name] = tftypes.NewValue(a.unknownType, nil)
-			changed = true
-		}
-	}
-	if !changed {
-		return state
-	}
-	return tftypes.NewValue(info.typ, attrs)
-}
-
-// deleteResponse encodes what a delete gave as the framework's
-// DeleteResource would (DeleteAnswer): prior state, private state and
-// identity after an error; null state and identity, no private state after
-// a delete without one.
-func deleteResponse(ctx context.Context, info *schemaInfo, prior *tfprotov6.DynamicValue, identity *tfprotov6.ResourceIdentityData,
-	private Private, diags diag.Diagnostics) *tfprotov6.ApplyResourceChangeResponse {
-	if diags.HasError() {
-		privateBytes, pdiags := encodePrivate(private)
-		diags.Append(pdiags...)
-		return &tfprotov6.ApplyResourceChangeResponse{
-			NewState: prior, NewIdentity: identity, Private: privateBytes, Diagnostics: protoDiagnostics(ctx, diags),
-		}
-	}
-	null := encodeValue(info.typ, tftypes.NewValue(info.typ, nil), "State", "state", &diags)
-	nullIdentity, _ := priorIdentity(info, nil)
-	return &tfprotov6.ApplyResourceChangeResponse{NewState: null, NewIdentity: nullIdentity, Diagnostics: protoDiagnostics(ctx, diags)}
-}
-
 // configureFailed is the framework's answer to a call whose Configure
 // failed: its diagnostics alone (ConfigureFailure).
 func configureFailed(ctx context.Context, diags diag.Diagnostics) []*tfprotov6.Diagnostic {
@@ -473,39 +334,21 @@ func privateData(private []byte) (Private, bool) {
 }
 
 // encodePrivate encodes private state keys as the framework's private state
-// (PrivateEnvelope): a JSON object of the keys with a value, each value valid
-// UTF-8 and JSON; nil when none has one.
-func encodePrivate(p Private) ([]byte, diag.Diagnostics) {
-	var diags diag.Diagnostics
+// (PrivateEnvelope): a JSON object of the keys with a value; nil when none
+// has one. The framework's SetKey, the only way a resource sets a key, has
+// checked that each value is valid UTF-8 and JSON.
+func encodePrivate(p Private) []byte {
 	kept := make(map[string][]byte, len(p))
 	for k, v := range p {
-		if len(v) == 0 {
-			continue
+		if len(v) > 0 {
+			kept[k] = v
 		}
-		if !utf8.Valid(v) || !json.Valid(v) {
-			what := "valid JSON"
-			if !utf8.Valid(v) {
-				what = "valid UTF-8"
-			}
-			diags.AddError("Error Encoding Private State",
-				"An error was encountered when validating private state value."+
-					fmt.Sprintf("The value associated with key %q is is not %s.\n\n", k, what)+
-					"This is always a problem with Terraform or terraform-plugin-framework. Please report this to the provider developer.")
-			continue
-		}
-		kept[k] = v
 	}
-	if diags.HasError() || len(kept) == 0 {
-		return nil, diags
+	if len(kept) == 0 {
+		return nil
 	}
-	b, err := json.Marshal(kept)
-	if err != nil {
-		diags.AddError("Error Encoding Private State",
-			fmt.Sprintf("An error was encountered when encoding private state: %s.\n\n"+
-				"This is always a problem with Terraform or terraform-plugin-framework. Please report this to the provider developer.", err))
-		return nil, diags
-	}
-	return b, diags
+	b, _ := json.Marshal(kept) // a map of byte slices always encodes
+	return b
 }
 
 // providerDataType is the framework's provider private state type, the

@@ -1,4 +1,4 @@
-package fastpath
+package protocol
 
 import (
 	"bytes"
@@ -8,8 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	msgpack "github.com/vmihailenco/msgpack/v5"
-	"github.com/vmihailenco/msgpack/v5/msgpcode"
 )
 
 func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
@@ -25,7 +23,7 @@ func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanReso
 			}
 		}
 	}
-	return s.ProviderServer.PlanResourceChange(ctx, req)
+	return s.ProviderServerWithListResource.PlanResourceChange(ctx, req)
 }
 
 func reqTypeName(req *tfprotov6.PlanResourceChangeRequest) string {
@@ -157,49 +155,6 @@ func defaultsHold(info *schemaInfo, config, proposed *tfprotov6.DynamicValue) bo
 	}
 	return true
 }
-
-// topLevelScalars reads the named attributes of a MessagePack object: nil for
-// null, else the decoded value (an unknown value decodes to a non-nil one).
-func topLevelScalars(b []byte, names map[string]tftypes.Value) (map[string]any, error) {
-	dec := msgpack.NewDecoder(bytes.NewReader(b))
-	n, err := dec.DecodeMapLen()
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]any, len(names))
-	for range n {
-		key, err := dec.DecodeString()
-		if err != nil {
-			return nil, err
-		}
-		if _, want := names[key]; !want {
-			if err := dec.Skip(); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		code, err := dec.PeekCode()
-		if err != nil {
-			return nil, err
-		}
-		if msgpcode.IsExt(code) { // an unknown value
-			out[key] = unknownScalar{}
-			if err := dec.Skip(); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		v, err := dec.DecodeInterface()
-		if err != nil {
-			return nil, err
-		}
-		out[key] = v
-	}
-	return out, nil
-}
-
-// unknownScalar stands for an unknown value in topLevelScalars.
-type unknownScalar struct{}
 
 // scalarEquals compares a string or bool default with a decoded value.
 func scalarEquals(def tftypes.Value, v any) bool {

@@ -1,4 +1,4 @@
-package fastpath
+package protocol
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRe
 			ctx = next
 		}
 	}
-	return s.ProviderServer.ReadResource(ctx, req)
+	return s.ProviderServerWithListResource.ReadResource(ctx, req)
 }
 
 // readUnchanged asks the configured resource whether a refresh changes
@@ -111,14 +111,29 @@ func identityAnswer(typ tftypes.Type, sent *tfprotov6.ResourceIdentityData, iden
 }
 
 // topLevelStrings reads the known, non-null string attributes at the top
-// level of a MessagePack object, skipping every other value undecoded.
+// level of a MessagePack object.
 func topLevelStrings(b []byte) (map[string]string, error) {
+	m, err := topLevelScalars(b, nil)
+	strs := make(map[string]string, len(m))
+	for k, v := range m {
+		if s, ok := v.(string); ok {
+			strs[k] = s
+		}
+	}
+	return strs, err
+}
+
+// topLevelScalars reads the attributes at the top level of a MessagePack
+// object that names holds (all for nil) and whose value is a string, a bool,
+// null (nil) or unknown (unknownScalar), skipping every other value
+// undecoded.
+func topLevelScalars(b []byte, names map[string]tftypes.Value) (map[string]any, error) {
 	dec := msgpack.NewDecoder(bytes.NewReader(b))
 	n, err := dec.DecodeMapLen()
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]string, n)
+	out := make(map[string]any, n)
 	for range n {
 		key, err := dec.DecodeString()
 		if err != nil {
@@ -128,15 +143,23 @@ func topLevelStrings(b []byte) (map[string]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !msgpcode.IsString(code) {
-			if err := dec.Skip(); err != nil {
+		_, named := names[key]
+		switch {
+		case names != nil && !named:
+		case msgpcode.IsExt(code):
+			out[key] = unknownScalar{}
+		case msgpcode.IsString(code) || code == msgpcode.True || code == msgpcode.False || code == msgpcode.Nil:
+			if out[key], err = dec.DecodeInterface(); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		if out[key], err = dec.DecodeString(); err != nil {
+		if err := dec.Skip(); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
+
+// unknownScalar stands for an unknown value in topLevelScalars.
+type unknownScalar struct{}

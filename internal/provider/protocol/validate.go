@@ -1,4 +1,4 @@
-package fastpath
+package protocol
 
 import (
 	"context"
@@ -20,7 +20,7 @@ func (s *server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.Vali
 			}
 		}
 	}
-	return s.ProviderServer.ValidateResourceConfig(ctx, req)
+	return s.ProviderServerWithListResource.ValidateResourceConfig(ctx, req)
 }
 
 // errUnsupportedValidation marks a schema with validation the validation

@@ -1,11 +1,10 @@
-package fastpath
+package protocol
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -21,7 +20,7 @@ import (
 // turn the shortcuts off unnoticed.
 func Check(r resource.Resource) error {
 	info := schemaInfoOf(context.Background(), r)
-	return errors.Join(info.err, info.validateErr, info.applyErr)
+	return errors.Join(info.err, info.validateErr)
 }
 
 // planModifierTypes are the plan modifiers the plan shortcuts may ignore:
@@ -125,66 +124,3 @@ func hasField(a any, name string) bool {
 }
 
 var errUnsupportedPlan = errors.New("schema feature the plan shortcuts do not run")
-
-// errUnsupportedApply marks a schema with what the create shortcut does not
-// reproduce.
-var errUnsupportedApply = errors.New("schema not supported by the create shortcut")
-
-// checkApply reports what the create shortcut does not reproduce of the
-// framework's CreateResource: a value type with semantic equality (the
-// framework compares the new state with the plan by it), or a write-only
-// attribute below the top level (the framework sets every write-only value to
-// null; the shortcut does so at the top level).
-func checkApply(ctx context.Context, s schema.Schema) error {
-	for name, a := range s.Attributes {
-		if err := checkApplyAttr(ctx, name, a, true); err != nil {
-			return err
-		}
-	}
-	for name, b := range s.Blocks {
-		sb, ok := b.(schema.SingleNestedBlock)
-		if !ok {
-			return fmt.Errorf("%w: block %s is not a single nested block", errUnsupportedApply, name)
-		}
-		if semanticEquality(sb.Type().ValueType(ctx)) {
-			return fmt.Errorf("%w: block %s has semantic equality", errUnsupportedApply, name)
-		}
-		for n, a := range sb.Attributes {
-			if err := checkApplyAttr(ctx, name+"."+n, a, false); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func checkApplyAttr(ctx context.Context, name string, a schema.Attribute, top bool) error {
-	if a.IsWriteOnly() && !top {
-		return fmt.Errorf("%w: nested write-only attribute %s", errUnsupportedApply, name)
-	}
-	if semanticEquality(a.GetType().ValueType(ctx)) {
-		return fmt.Errorf("%w: attribute %s has semantic equality", errUnsupportedApply, name)
-	}
-	for n, c := range nestedAttributes(a) {
-		if err := checkApplyAttr(ctx, name+"."+n, c, false); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// semanticEquality reports whether a value type has a semantic equality
-// method (the framework's XxxValuableWithSemanticEquals interfaces: a
-// method named like StringSemanticEquals).
-func semanticEquality(v any) bool {
-	t := reflect.TypeOf(v)
-	if t == nil {
-		return false
-	}
-	for i := range t.NumMethod() {
-		if strings.HasSuffix(t.Method(i).Name, "SemanticEquals") {
-			return true
-		}
-	}
-	return false
-}

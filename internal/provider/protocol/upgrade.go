@@ -1,4 +1,4 @@
-package fastpath
+package protocol
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ func (s *server) UpgradeResourceState(ctx context.Context, req *tfprotov6.Upgrad
 			}
 		}
 	}
-	return s.ProviderServer.UpgradeResourceState(ctx, req)
+	return s.ProviderServerWithListResource.UpgradeResourceState(ctx, req)
 }
 
 // upgradeCurrent answers the upgrade of a state stored with the current

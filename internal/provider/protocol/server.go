@@ -1,38 +1,41 @@
-// Package fastpath answers the terraform-plugin-framework RPCs that dominate a
-// plan over many resources directly, for the resource types it is given, and
-// hands every other call to the framework's server.
+// Package protocol is the provider's protocol server: everything that speaks
+// the plugin protocol below terraform-plugin-framework, in front of the
+// framework's server, for the resource types it is given. Each piece
+// emulates an answer of the framework, or of the CLIs, and a test pins it:
 //
-// terraform-plugin-framework spends most of a plan's provider time
-// converting values between the protocol and its own types, several times per
-// resource and per call, often to return them unchanged. Each shortcut gives
-// the answer the framework's pipeline would give. It hands a call on (every
-// input it does not recognise, any doubt) only before it has run a resource
-// method that may act (Configure, ModifyPlan, validators, a create or a
-// delete): once it has, it answers with what the method gave, diagnostics
-// included, so that no resource method runs twice for one call. What the
-// answers copy of the framework is in framework.go, each behaviour pinned by
-// a test.
-// The shortcuts:
-//   - ValidateResourceConfig: validate (validate.go);
-//   - ReadResource: readUnchanged (read.go), for resources implementing
-//     UnchangedReader;
-//   - PlanResourceChange: planUnchanged, for resources implementing
-//     UnchangedPlanner, and planCreate (plan.go); a destroy's plan goes to
-//     the framework (the provider does not announce the PlanDestroy
-//     capability, so the CLIs make that plan themselves);
-//   - UpgradeResourceState: upgradeCurrent (upgrade.go), for a state of the
-//     current schema version;
-//   - ApplyResourceChange: applyCreate (apply.go), for resources
-//     implementing Creator, and applyDelete (delete.go), for resources
-//     implementing Deleter.
+//   - The shortcuts answer the calls that dominate a plan over many
+//     resources without the framework's value conversions, which it repeats
+//     several times per resource and per call, often to return a value
+//     unchanged. Each gives the answer the framework's pipeline would give:
+//     ValidateResourceConfig (validate, validate.go), ReadResource of an
+//     unchanged resource (read, read.go, for an UnchangedReader),
+//     PlanResourceChange of an unchanged resource (plan-unchanged, for an
+//     UnchangedPlanner) and of a new one (plan-create, plan.go), and
+//     UpgradeResourceState of a state of the current schema version
+//     (upgrade, upgrade.go). What their answers copy of the framework is in
+//     framework.go, each behaviour pinned by TestFrameworkBehaviour_<Name>;
+//     TestShortcuts_RunEachResourceMethodOnceAndAnswerAsTheFramework pins
+//     the rule they keep: a shortcut hands a call to the framework (any
+//     input it does not recognise, any doubt) only before it has run a
+//     resource method that may act (Configure, ModifyPlan, validators); once
+//     it has, it answers with what the method gave, so that no resource
+//     method runs twice for one call. Check names what keeps a schema out of
+//     their reach. EnvVar turns them off, each by name or all.
+//   - Destroy plans (destroy.go): the server does not announce the
+//     PlanDestroy capability, so the CLIs plan a destroy themselves, keeping
+//     the prior private state as the framework's plan did; the apply of such
+//     a destroy gets the identity the framework's plan held, its prior
+//     state's (TestFrameworkBehaviour_DestroyPlanIsPriorPrivateAndIdentity,
+//     TestServer_DestroyPlannedByTheCLIKeepsThePriorIdentity).
+//   - List resources: the framework's list RPCs are served beside the rest,
+//     since the plugin server serves them only from a server that implements
+//     them all (TestServer_AnnouncesNoDestroyPlansAndServesLists).
 //
-// The package knows no resource type: what a shortcut needs of one it learns
-// from the framework's interfaces (Schema, IdentitySchema, Configure,
-// ModifyPlan, ConfigValidators, ValidateConfig, ImportState) and from its
-// own interfaces (UnchangedPlanner and UnchangedReader here, Creator in
-// apply.go, Deleter in delete.go). Each answer logs a TRACE line. EnvVar
-// turns every shortcut off.
-package fastpath
+// The package knows no resource type: it learns what it needs of one from the
+// framework's interfaces (Schema, IdentitySchema, Configure, ModifyPlan,
+// ConfigValidators, ValidateConfig) and from UnchangedPlanner and
+// UnchangedReader. Each shortcut's answer logs a TRACE line.
+package protocol
 
 import (
 	"context"
@@ -52,9 +55,8 @@ import (
 )
 
 // EnvVar turns every shortcut off when set to "off" (or "false", "0", "no"),
-// or the ones it lists, comma-separated, by name: "validate", "read",
-// "plan-unchanged", "plan-create", "upgrade", "apply-create", "destroy" (the
-// apply of a destroy), for measuring what each one buys.
+// or the ones it lists, comma-separated, by name (Names), for measuring what
+// each one buys.
 const EnvVar = "DECKHOUSE_PROVIDER_SHORTCUTS"
 
 // The shortcuts' names in EnvVar.
@@ -64,35 +66,28 @@ const (
 	shortcutPlanUnchanged = "plan-unchanged"
 	shortcutPlanCreate    = "plan-create"
 	shortcutUpgrade       = "upgrade"
-	shortcutApplyCreate   = "apply-create"
-	shortcutDestroy       = "destroy"
 )
 
 // Names are the shortcuts' names in EnvVar, in the order of the package
 // comment.
 func Names() []string {
-	return []string{shortcutValidate, shortcutRead, shortcutPlanUnchanged, shortcutPlanCreate,
-		shortcutUpgrade, shortcutApplyCreate, shortcutDestroy}
+	return []string{shortcutValidate, shortcutRead, shortcutPlanUnchanged, shortcutPlanCreate, shortcutUpgrade}
 }
 
-// disabled returns the shortcuts EnvVar lists.
+// disabled returns the shortcuts EnvVar turns off.
 func disabled() map[string]bool {
 	off := map[string]bool{}
-	for _, name := range strings.Split(os.Getenv(EnvVar), ",") {
+	names := strings.Split(os.Getenv(EnvVar), ",")
+	switch strings.ToLower(os.Getenv(EnvVar)) {
+	case "off", "false", "0", "no":
+		names = Names()
+	}
+	for _, name := range names {
 		if name = strings.TrimSpace(strings.ToLower(name)); name != "" {
 			off[name] = true
 		}
 	}
 	return off
-}
-
-// Enabled reports whether the shortcuts answer calls.
-func Enabled() bool {
-	switch strings.ToLower(os.Getenv(EnvVar)) {
-	case "off", "false", "0", "no":
-		return false
-	}
-	return true
 }
 
 // Resource is a resource type the shortcuts answer for. New must return the
@@ -135,12 +130,13 @@ type UnchangedReader interface {
 		identity map[string]string, diags diag.Diagnostics, next context.Context, ok bool)
 }
 
-// New returns framework with the shortcuts in front for the given resource
-// types. providerData returns what the provider's Configure handed to
-// resources, or nil before it ran (the shortcuts that configure a resource
-// answer only after it).
-func New(framework tfprotov6.ProviderServer, providerData func() any, resources ...Resource) tfprotov6.ProviderServer {
-	s := &server{ProviderServer: framework, providerData: providerData, types: map[string]*target{}, off: disabled()}
+// New returns the framework's server with the shortcuts in front for the
+// given resource types, without the PlanDestroy capability (destroy.go).
+// providerData returns what the provider's Configure handed to resources, or
+// nil before it ran (the shortcuts that configure a resource answer only
+// after it).
+func New(framework tfprotov6.ProviderServerWithListResource, providerData func() any, resources ...Resource) tfprotov6.ProviderServerWithListResource {
+	s := &server{ProviderServerWithListResource: framework, providerData: providerData, types: map[string]*target{}, off: disabled()}
 	for _, r := range resources {
 		s.types[r.TypeName] = &target{Resource: r}
 	}
@@ -149,7 +145,7 @@ func New(framework tfprotov6.ProviderServer, providerData func() any, resources 
 
 // server is the framework's protocol server with the shortcuts.
 type server struct {
-	tfprotov6.ProviderServer
+	tfprotov6.ProviderServerWithListResource
 	providerData func() any
 	types        map[string]*target
 	off          map[string]bool // shortcuts turned off by EnvVar
@@ -162,17 +158,23 @@ type target struct {
 	info *schemaInfo
 }
 
-// target returns the resource type a request names, or nil.
-func (s *server) target(typeName string) *target {
+// schemaOf returns what the server knows of the schema of the resource type a
+// request names, or nil for a type it was not given.
+func (s *server) schemaOf(typeName string) *schemaInfo {
 	t := s.types[typeName]
 	if t == nil {
 		return nil
 	}
 	t.once.Do(func() { t.info = schemaInfoOf(context.Background(), t.New()) })
-	if t.info.err != nil {
+	return t.info
+}
+
+// target returns the resource type a request names, or nil.
+func (s *server) target(typeName string) *target {
+	if info := s.schemaOf(typeName); info == nil || info.err != nil {
 		return nil
 	}
-	return t
+	return s.types[typeName]
 }
 
 // configure returns a new resource of t configured as the framework
@@ -230,12 +232,6 @@ type schemaInfo struct {
 	// validateErr is set when the schema has validation schemaSilent does
 	// not run (see checkValidation).
 	validateErr error
-	// applyErr is set when the schema has what applyCreate does not
-	// reproduce (see checkApply).
-	applyErr error
-	// creator and deleter say whether the resource implements Creator and
-	// Deleter.
-	creator, deleter bool
 }
 
 // attrInfo is what the create shortcut needs of a top-level attribute.
@@ -249,27 +245,29 @@ type attrInfo struct {
 // schemaInfoOf collects the object types of r's schema and identity and the
 // static defaults of the top-level attributes. A resource without the
 // framework interfaces the shortcuts call, or a default they cannot
-// evaluate, sets err: the type is then left to the framework.
+// evaluate, sets err: the shortcuts then leave the type to the framework.
+// identity is nil unless r has an identity schema.
 func schemaInfoOf(ctx context.Context, r resource.Resource) *schemaInfo {
-	_, c := r.(resource.ResourceWithConfigure)
-	_, m := r.(resource.ResourceWithModifyPlan)
-	_, v := r.(resource.ResourceWithValidateConfig)
-	ri, i := r.(resource.ResourceWithIdentity)
-	if !c || !m || !v || !i {
+	ri, ok := r.(resource.ResourceWithIdentity)
+	if !ok {
 		return &schemaInfo{err: errMissingInterface}
 	}
 	var resp resource.SchemaResponse
 	r.Schema(ctx, resource.SchemaRequest{}, &resp)
-	if resp.Diagnostics.HasError() {
-		return &schemaInfo{err: errMissingInterface}
-	}
 	var idResp resource.IdentitySchemaResponse
 	ri.IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &idResp)
+	if resp.Diagnostics.HasError() || idResp.Diagnostics.HasError() {
+		return &schemaInfo{err: errMissingInterface}
+	}
 	info := schemaInfoFromSchema(ctx, resp.Schema)
-	_, info.creator = r.(Creator)
-	_, info.deleter = r.(Deleter)
 	info.identitySchema = idResp.IdentitySchema
 	info.identity = idResp.IdentitySchema.Type().TerraformType(ctx)
+	_, c := r.(resource.ResourceWithConfigure)
+	_, m := r.(resource.ResourceWithModifyPlan)
+	_, v := r.(resource.ResourceWithValidateConfig)
+	if !c || !m || !v {
+		info.err = errMissingInterface
+	}
 	return info
 }
 
@@ -278,7 +276,6 @@ func schemaInfoOf(ctx context.Context, r resource.Resource) *schemaInfo {
 func schemaInfoFromSchema(ctx context.Context, s schema.Schema) *schemaInfo {
 	info := &schemaInfo{schema: s, typ: s.Type().TerraformType(ctx), defaults: map[string]tftypes.Value{}, attrs: map[string]attrInfo{}}
 	info.validateErr = checkValidation(s)
-	info.applyErr = checkApply(ctx, s)
 	if err := checkPlan(s); err != nil {
 		info.err = err
 		return info

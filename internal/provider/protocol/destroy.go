@@ -1,0 +1,92 @@
+package protocol
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// Destroy plans. The server does not announce the PlanDestroy capability the
+// framework announces, so the CLIs plan a destroy themselves and send no
+// PlanResourceChange for it. The resources' ModifyPlan returns at once on a
+// destroy, so the framework's plan of one was the null state, the prior
+// private state and the prior identity. The CLIs' own plan (the early return
+// of PlanResourceChange in internal/plugin6/grpc_provider.go of OpenTofu
+// 1.12.6 and Terraform 1.11.4) keeps the prior private state, which holds
+// what the delete's precondition names, and hands it to ApplyResourceChange;
+// it plans no identity, so ApplyResourceChange puts the prior state's one
+// back.
+
+func (s *server) GetProviderSchema(ctx context.Context, req *tfprotov6.GetProviderSchemaRequest) (*tfprotov6.GetProviderSchemaResponse, error) {
+	resp, err := s.ProviderServerWithListResource.GetProviderSchema(ctx, req)
+	if resp != nil {
+		resp.ServerCapabilities = withoutPlanDestroy(resp.ServerCapabilities)
+	}
+	return resp, err
+}
+
+func (s *server) GetMetadata(ctx context.Context, req *tfprotov6.GetMetadataRequest) (*tfprotov6.GetMetadataResponse, error) {
+	resp, err := s.ProviderServerWithListResource.GetMetadata(ctx, req)
+	if resp != nil {
+		resp.ServerCapabilities = withoutPlanDestroy(resp.ServerCapabilities)
+	}
+	return resp, err
+}
+
+func withoutPlanDestroy(caps *tfprotov6.ServerCapabilities) *tfprotov6.ServerCapabilities {
+	if caps == nil {
+		return nil
+	}
+	c := *caps
+	c.PlanDestroy = false
+	return &c
+}
+
+// ApplyResourceChange gives the delete of a destroy planned without an
+// identity the one of its prior state, as the framework's destroy plan did:
+// a delete that fails answers with the identity it got, and OpenTofu 1.12 and
+// Terraform 1.12 and later store that answer's identity with the state they
+// keep (apply in internal/tofu/node_resource_abstract_instance.go of
+// OpenTofu, internal/terraform/ of Terraform). Without it a failed destroy
+// would leave the state with no identity until the next refresh.
+func (s *server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	if req != nil && req.PlannedIdentity == nil && isNull(req.PlannedState) && !isNull(req.PriorState) {
+		if id, ok := s.stateIdentity(req.TypeName, req.PriorState); ok {
+			r := *req
+			r.PlannedIdentity = id
+			req = &r
+		}
+	}
+	return s.ProviderServerWithListResource.ApplyResourceChange(ctx, req)
+}
+
+// isNull reports whether a protocol value is missing or a null object.
+func isNull(v *tfprotov6.DynamicValue) bool {
+	return v == nil || (len(v.JSON) == 0 && (len(v.MsgPack) == 0 || isMsgPackNil(v.MsgPack)))
+}
+
+// stateIdentity makes a resource's identity from its state (MessagePack, as
+// the CLIs send it): each identity attribute, a string, is the state's
+// top-level attribute of the same name (so Read, Create and Update set it).
+// ok is false for a type the server was not given or a state that lacks one.
+func (s *server) stateIdentity(typeName string, state *tfprotov6.DynamicValue) (*tfprotov6.ResourceIdentityData, bool) {
+	info := s.schemaOf(typeName)
+	if info == nil || info.identity == nil || len(state.MsgPack) == 0 {
+		return nil, false
+	}
+	obj, ok := info.identity.(tftypes.Object)
+	strs, err := topLevelStrings(state.MsgPack)
+	if !ok || err != nil {
+		return nil, false
+	}
+	id := make(map[string]string, len(obj.AttributeTypes))
+	for name := range obj.AttributeTypes {
+		v, ok := strs[name]
+		if !ok {
+			return nil, false
+		}
+		id[name] = v
+	}
+	return identityAnswer(info.identity, nil, id)
+}
