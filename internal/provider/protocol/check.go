@@ -41,7 +41,7 @@ var planModifierTypes = map[reflect.Type]bool{
 // attributes).
 func checkPlan(s schema.Schema) error {
 	for name, a := range s.Attributes {
-		for _, m := range planModifiers(a) {
+		for _, m := range sliceField(a, "PlanModifiers") {
 			if !planModifierTypes[reflect.TypeOf(m)] {
 				return fmt.Errorf("%w: plan modifier %T of %s", errUnsupportedPlan, m, name)
 			}
@@ -51,26 +51,27 @@ func checkPlan(s schema.Schema) error {
 		}
 	}
 	for name, b := range s.Blocks {
-		if hasField(b, "PlanModifiers") {
-			return fmt.Errorf("%w: plan modifiers of block %s", errUnsupportedPlan, name)
+		sb, ok := b.(schema.SingleNestedBlock)
+		if !ok || len(sb.PlanModifiers) > 0 {
+			return fmt.Errorf("%w: block %s is not a single nested block without plan modifiers", errUnsupportedPlan, name)
 		}
-		if sb, ok := b.(schema.SingleNestedBlock); ok {
-			for n, a := range sb.Attributes {
-				if hasDefault(a) || len(planModifiers(a)) > 0 {
-					return fmt.Errorf("%w: default or plan modifier of %s.%s", errUnsupportedPlan, name, n)
-				}
+		for n, a := range sb.Attributes {
+			if hasDefault(a) || len(sliceField(a, "PlanModifiers")) > 0 {
+				return fmt.Errorf("%w: default or plan modifier of %s.%s", errUnsupportedPlan, name, n)
 			}
-		} else {
-			return fmt.Errorf("%w: block %s is not a single nested block", errUnsupportedPlan, name)
 		}
 	}
 	return nil
 }
 
 // checkNested reports a default or plan modifier of an attribute nested in a.
-func checkNested(prefix string, a schema.Attribute) error {
-	for name, c := range nestedAttributes(a) {
-		if hasDefault(c) || len(planModifiers(c)) > 0 {
+func checkNested(prefix string, a any) error {
+	n, ok := a.(schema.NestedAttribute)
+	if !ok {
+		return nil
+	}
+	for name, c := range n.GetNestedObject().GetAttributes() {
+		if hasDefault(c) || len(sliceField(c, "PlanModifiers")) > 0 {
 			return fmt.Errorf("%w: default or plan modifier of %s.%s", errUnsupportedPlan, prefix, name)
 		}
 		if err := checkNested(prefix+"."+name, c); err != nil {
@@ -80,30 +81,15 @@ func checkNested(prefix string, a schema.Attribute) error {
 	return nil
 }
 
-// nestedAttributes returns the attributes nested in a (none for an
-// attribute that is not nested).
-func nestedAttributes(a schema.Attribute) map[string]schema.Attribute {
-	switch n := a.(type) {
-	case schema.SingleNestedAttribute:
-		return n.Attributes
-	case schema.ListNestedAttribute:
-		return n.NestedObject.Attributes
-	case schema.SetNestedAttribute:
-		return n.NestedObject.Attributes
-	case schema.MapNestedAttribute:
-		return n.NestedObject.Attributes
-	}
-	return nil
-}
-
-// planModifiers returns the plan modifiers a schema attribute sets.
-func planModifiers(a any) []any {
+// sliceField returns the elements of the slice field name of a schema
+// struct (PlanModifiers, Validators), none when it has no such field.
+func sliceField(a any, name string) []any {
 	v := reflect.ValueOf(a)
 	if v.Kind() != reflect.Struct {
 		return nil
 	}
-	f := v.FieldByName("PlanModifiers")
-	if !f.IsValid() || f.Kind() != reflect.Slice {
+	f := v.FieldByName(name)
+	if f.Kind() != reflect.Slice {
 		return nil
 	}
 	out := make([]any, f.Len())
@@ -111,16 +97,6 @@ func planModifiers(a any) []any {
 		out[i] = f.Index(i).Interface()
 	}
 	return out
-}
-
-// hasField reports whether a schema struct sets a non-empty slice field.
-func hasField(a any, name string) bool {
-	v := reflect.ValueOf(a)
-	if v.Kind() != reflect.Struct {
-		return false
-	}
-	f := v.FieldByName(name)
-	return f.IsValid() && f.Kind() == reflect.Slice && f.Len() > 0
 }
 
 var errUnsupportedPlan = errors.New("schema feature the plan shortcuts do not run")

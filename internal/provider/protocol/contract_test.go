@@ -96,7 +96,7 @@ func TestShortcuts_RunEachResourceMethodOnceAndAnswerAsTheFramework(t *testing.T
 	t.Run("upgrade", func(t *testing.T) {
 		pp := newProbePair(t, &probeConfig{configure: noisy("Configure")}, true)
 		req := &tfprotov6.UpgradeResourceStateRequest{TypeName: probeType, Version: 0,
-			RawState: &tfprotov6.RawState{JSON: []byte(`{"name":"a","note":"n","id":"id-1","gone":true}`)}}
+			RawState: &tfprotov6.RawState{JSON: []byte(`{"name":"a","note":"n","id":"id-1"}`)}}
 		x := send(t, pp, req, tfprotov6.ProviderServer.UpgradeResourceState)
 		x.assertCalls(t, true)
 		if !x.answeredByShortcut {

@@ -7,16 +7,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// Destroy plans. The server does not announce the PlanDestroy capability the
-// framework announces, so the CLIs plan a destroy themselves and send no
-// PlanResourceChange for it. The resources' ModifyPlan returns at once on a
-// destroy, so the framework's plan of one was the null state, the prior
-// private state and the prior identity. The CLIs' own plan (the early return
-// of PlanResourceChange in internal/plugin6/grpc_provider.go of OpenTofu
-// 1.12.6 and Terraform 1.11.4) keeps the prior private state, which holds
-// what the delete's precondition names, and hands it to ApplyResourceChange;
-// it plans no identity, so ApplyResourceChange puts the prior state's one
-// back.
+// Destroy plans. The server does not announce the framework's PlanDestroy
+// capability: the CLIs plan a destroy themselves (the early return of
+// PlanResourceChange in internal/plugin6/grpc_provider.go of OpenTofu 1.12.6
+// and Terraform 1.11.4), keeping the prior private state as the framework's
+// plan did, but plan no identity: ApplyResourceChange puts the prior
+// state's back.
 
 func (s *server) GetProviderSchema(ctx context.Context, req *tfprotov6.GetProviderSchemaRequest) (*tfprotov6.GetProviderSchemaResponse, error) {
 	resp, err := s.ProviderServerWithListResource.GetProviderSchema(ctx, req)
@@ -43,13 +39,10 @@ func withoutPlanDestroy(caps *tfprotov6.ServerCapabilities) *tfprotov6.ServerCap
 	return &c
 }
 
-// ApplyResourceChange gives the delete of a destroy planned without an
-// identity the one of its prior state, as the framework's destroy plan did:
-// a delete that fails answers with the identity it got, and OpenTofu 1.12 and
-// Terraform 1.12 and later store that answer's identity with the state they
-// keep (apply in internal/tofu/node_resource_abstract_instance.go of
-// OpenTofu, internal/terraform/ of Terraform). Without it a failed destroy
-// would leave the state with no identity until the next refresh.
+// ApplyResourceChange gives a destroy planned without an identity the one of
+// its prior state: a failed delete answers with the identity it got, which
+// OpenTofu 1.12 and Terraform 1.12 and later store with the state they keep
+// (apply in internal/tofu/node_resource_abstract_instance.go).
 func (s *server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	if req != nil && req.PlannedIdentity == nil && isNull(req.PlannedState) && !isNull(req.PriorState) {
 		if id, ok := s.stateIdentity(req.TypeName, req.PriorState); ok {
@@ -66,10 +59,10 @@ func isNull(v *tfprotov6.DynamicValue) bool {
 	return v == nil || (len(v.JSON) == 0 && (len(v.MsgPack) == 0 || isMsgPackNil(v.MsgPack)))
 }
 
-// stateIdentity makes a resource's identity from its state (MessagePack, as
-// the CLIs send it): each identity attribute, a string, is the state's
-// top-level attribute of the same name (so Read, Create and Update set it).
-// ok is false for a type the server was not given or a state that lacks one.
+// stateIdentity is the identity of a state (MessagePack, as the CLIs send
+// it): each identity attribute, a string, is the state's top-level attribute
+// of that name. ok is false for a type the server was not given or a state
+// that lacks one.
 func (s *server) stateIdentity(typeName string, state *tfprotov6.DynamicValue) (*tfprotov6.ResourceIdentityData, bool) {
 	info := s.schemaOf(typeName)
 	if info == nil || info.identity == nil || len(state.MsgPack) == 0 {

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -19,62 +20,46 @@ import (
 )
 
 // The behaviour of terraform-plugin-framework v1.19.0 that the shortcuts
-// copy, each under the name of the test that compares it with the
-// framework's own answer for the version in go.mod
-// (TestFrameworkBehaviour_<Name> in framework_test.go). A framework upgrade
-// that changes one fails that test by name: change the copy here.
+// copy, each pinned by TestFrameworkBehaviour_<Name> (framework_test.go),
+// which compares it with the answer of the framework in go.mod: a framework
+// upgrade that changes one fails that test by name; change the copy here.
 //
-//  1. ValidationOrder: a validation configures the resource with the
-//     provider's data (nil before the provider's Configure ran) and stops at
-//     an error of Configure, then runs the resource's ConfigValidators, its
-//     ValidateConfig and the schema's validation, in that order, each
-//     diagnostic kept (validateResource).
-//  2. SchemaValidation: the schema's validation the validation shortcut runs
-//     itself, before any resource method: a read-only attribute set, a
-//     required one null, a write-only value for a client that does not
-//     allow them, a deprecated attribute set, a string validator's finding,
-//     at the top level and in single nested blocks (schemaSilent,
-//     blockSilent, attributeValid, attributeSilent).
-//  3. CreatePlanOrder: a create's plan is the proposed state with the
-//     defaults where the configuration is null, write-only values null, and
-//     computed attributes null in the configuration unknown; ModifyPlan gets
-//     it with the null prior state, the null identity and an empty private
-//     state (createPlan, modifyPlanRequest).
-//  4. PlanAnswer: a plan's answer is what ModifyPlan left, diagnostics
-//     included: planned state, identity, the replacements sorted and
-//     deduplicated, the deferral, the private state (planResponse).
-//  5. PrivateEnvelope: the private state is a JSON object of base64 values
-//     (the provider's keys and the framework's), empty values dropped
-//     (privateData, encodePrivate, newProviderData, providerKeys).
-//  6. Diagnostics: diagnostics keep severity, summary, detail and attribute
-//     path; a path that does not convert adds the framework's error
-//     (protoDiagnostics, attributePath).
-//  7. NullIdentity: a client without resource identity (Terraform before
-//     1.12) gets the null identity in plans; an unchanged plan keeps the
-//     identity it came with (priorIdentity).
-//  8. UpgradeCurrent: a state of the current schema version is decoded from
-//     its JSON with attributes the schema lacks ignored, and encoded again
-//     (upgradeOptions).
-//  9. ConfigureFailure: an error of Configure ends any call with its
+//  1. ValidationOrder: Configure with the provider's data (nil before the
+//     provider's Configure), stopping at its error, then ConfigValidators,
+//     ValidateConfig and the schema's validation, every diagnostic kept
+//     (validateResource).
+//  2. SchemaValidation: read-only attributes unset, required ones set,
+//     write-only values only for clients that allow them, deprecations,
+//     string validators, at the top level and in single nested blocks
+//     (schemaSilent, blockSilent, attributeValid, attributeSilent).
+//  3. CreatePlanOrder: defaults where the configuration is null, write-only
+//     values null, computed ones unknown, then ModifyPlan with the null prior
+//     state and identity and an empty private state (createPlan,
+//     modifyPlanRequest).
+//  4. PlanAnswer: what ModifyPlan left, diagnostics, replacements (sorted,
+//     deduplicated) and deferral included (planResponse).
+//  5. PrivateEnvelope: a JSON object of base64 values, empty ones dropped
+//     (privateData, newProviderData, encodeProviderData).
+//  6. Diagnostics: severity, summary, detail and attribute path, with the
+//     framework's error for a path that does not convert (protoDiagnostics).
+//  7. NullIdentity: the null identity in the plans of a client without
+//     resource identity (Terraform before 1.12) (priorIdentity).
+//  8. UpgradeCurrent: a current state is its JSON decoded with the schema's
+//     type, missing attributes null, as the CLIs decode a JSON answer.
+//  9. ConfigureFailure: an error of Configure ends a call with its
 //     diagnostics alone (configureFailed).
-//  10. DestroyPlanIsPriorPrivateAndIdentity: the framework's plan of a
-//     destroy is the null state, the prior private state and the prior
-//     identity, nothing of the resource's own (destroy.go, the plan the
-//     CLIs make instead).
+//  10. DestroyPlanIsPriorPrivateAndIdentity: the framework's destroy plan is
+//     the null state, the prior private state and identity (destroy.go).
 
-// validateResource runs a resource's part of the framework's
-// ValidateResourceConfig on r (ValidationOrder), with the schema's part
-// already found silent: Configure with data, then, unless it failed, each
-// ConfigValidator and ValidateConfig. Every diagnostic is kept.
+// validateResource runs the resource's part of the framework's
+// ValidateResourceConfig on r (ValidationOrder; schemaInfoOf checked that r
+// has Configure and ValidateConfig).
 func validateResource(ctx context.Context, r resource.Resource, data any, req resource.ValidateConfigRequest) diag.Diagnostics {
-	var diags diag.Diagnostics
-	if c, ok := r.(resource.ResourceWithConfigure); ok {
-		var resp resource.ConfigureResponse
-		c.Configure(ctx, resource.ConfigureRequest{ProviderData: data}, &resp)
-		diags.Append(resp.Diagnostics...)
-		if diags.HasError() {
-			return diags
-		}
+	var resp resource.ConfigureResponse
+	r.(resource.ResourceWithConfigure).Configure(ctx, resource.ConfigureRequest{ProviderData: data}, &resp)
+	diags := resp.Diagnostics
+	if diags.HasError() {
+		return diags
 	}
 	if v, ok := r.(resource.ResourceWithConfigValidators); ok {
 		for _, cv := range v.ConfigValidators(ctx) {
@@ -83,21 +68,13 @@ func validateResource(ctx context.Context, r resource.Resource, data any, req re
 			diags.Append(resp.Diagnostics...)
 		}
 	}
-	if v, ok := r.(resource.ResourceWithValidateConfig); ok {
-		var resp resource.ValidateConfigResponse
-		v.ValidateConfig(ctx, req, &resp)
-		diags.Append(resp.Diagnostics...)
-	}
-	return diags
+	var vresp resource.ValidateConfigResponse
+	r.(resource.ResourceWithValidateConfig).ValidateConfig(ctx, req, &vresp)
+	return append(diags, vresp.Diagnostics...)
 }
 
 // schemaSilent reports whether the framework's validation of config by the
-// schema finds nothing: read-only attributes unset, required ones set,
-// write-only values only for clients that allow them, no deprecated
-// attribute used (attributeSilent), and every string validator of the
-// top-level attributes and of the single nested blocks (the timeouts block of
-// terraform-plugin-framework-timeouts) silent. checkValidation keeps the
-// schema within what this covers.
+// schema finds nothing (SchemaValidation, within what checkValidation admits).
 func schemaSilent(ctx context.Context, info *schemaInfo, config tfsdk.Config, writeOnlyAllowed bool) bool {
 	var attrs map[string]tftypes.Value
 	if config.Raw.As(&attrs) != nil {
@@ -141,9 +118,8 @@ func blockSilent(ctx context.Context, name string, b schema.Block, v tftypes.Val
 	return true
 }
 
-// attributeValid reports whether the schema's validation finds nothing in
-// the value v of attribute a at p: its rules (attributeSilent), then its
-// string validators.
+// attributeValid reports whether the schema's rules (attributeSilent) and
+// string validators find nothing in the value v of attribute a at p.
 func attributeValid(ctx context.Context, p path.Path, a schema.Attribute, v tftypes.Value, config tfsdk.Config, writeOnlyAllowed bool) bool {
 	if !attributeSilent(a, v, writeOnlyAllowed) {
 		return false
@@ -179,16 +155,8 @@ func attributeValid(ctx context.Context, p path.Path, a schema.Attribute, v tfty
 	return true
 }
 
-// attributeSilent reports whether the framework's schema validation has
-// nothing to say of one attribute's value before its validators run
-// (SchemaValidation).
-func attributeSilent(a interface {
-	IsComputed() bool
-	IsOptional() bool
-	IsRequired() bool
-	IsWriteOnly() bool
-	GetDeprecationMessage() string
-}, v tftypes.Value, writeOnlyAllowed bool) bool {
+// attributeSilent reports whether the schema's rules find nothing in v.
+func attributeSilent(a schema.Attribute, v tftypes.Value, writeOnlyAllowed bool) bool {
 	null, unknown := v.IsNull(), !v.IsKnown()
 	switch {
 	case a.IsComputed() && !a.IsOptional() && !null,
@@ -201,11 +169,8 @@ func attributeSilent(a interface {
 }
 
 // createPlan computes the framework's plan of a new resource before
-// ModifyPlan on the top-level attributes (CreatePlanOrder): the default
-// where the configuration is null, then write-only values null, then
-// computed attributes null in the configuration unknown. Plan modifiers do
-// nothing without a prior state (checkPlan admits only UseStateForUnknown and
-// RequiresReplace). ok is false when cfg lacks an attribute.
+// ModifyPlan (CreatePlanOrder; the plan modifiers checkPlan admits do nothing
+// without a prior state). It is false when cfg lacks an attribute.
 func createPlan(info *schemaInfo, cfg, plan map[string]tftypes.Value) bool {
 	for name, a := range info.attrs {
 		c, ok := cfg[name]
@@ -228,9 +193,7 @@ func createPlan(info *schemaInfo, cfg, plan map[string]tftypes.Value) bool {
 }
 
 // modifyPlanRequest is the framework's ModifyPlan request and response for
-// the plan of a new resource (CreatePlanOrder): the configuration, the plan,
-// the null prior state, the null identity and an empty private state; the
-// response starts from the plan, with diags (Configure's) in it.
+// the plan of a new resource (CreatePlanOrder), diags (Configure's) in it.
 func modifyPlanRequest(info *schemaInfo, caps *tfprotov6.PlanResourceChangeClientCapabilities, config, plan tftypes.Value,
 	diags diag.Diagnostics) (resource.ModifyPlanRequest, *resource.ModifyPlanResponse) {
 	identity := tftypes.NewValue(info.identity, nil)
@@ -244,19 +207,12 @@ func modifyPlanRequest(info *schemaInfo, caps *tfprotov6.PlanResourceChangeClien
 		req.ClientCapabilities.DeferralAllowed = caps.DeferralAllowed
 	}
 	newProviderData(&req.Private)
-	return req, &resource.ModifyPlanResponse{
-		Diagnostics:     diags,
-		Plan:            req.Plan,
-		RequiresReplace: path.Paths{},
-		Private:         req.Private,
-		Identity:        &tfsdk.ResourceIdentity{Schema: info.identitySchema, Raw: identity.Copy()},
-	}
+	return req, &resource.ModifyPlanResponse{Diagnostics: diags, Plan: req.Plan, RequiresReplace: path.Paths{}, Private: req.Private,
+		Identity: &tfsdk.ResourceIdentity{Schema: info.identitySchema, Raw: identity.Copy()}}
 }
 
-// planResponse encodes what ModifyPlan left as the framework's
-// PlanResourceChange answer (PlanAnswer): its diagnostics first, then those
-// of encoding the planned state, the identity, the replacements and the
-// private state.
+// planResponse encodes what ModifyPlan left as the framework's answer
+// (PlanAnswer).
 func planResponse(ctx context.Context, info *schemaInfo, mresp *resource.ModifyPlanResponse) *tfprotov6.PlanResourceChangeResponse {
 	diags := mresp.Diagnostics
 	resp := &tfprotov6.PlanResourceChangeResponse{}
@@ -278,7 +234,7 @@ func planResponse(ctx context.Context, info *schemaInfo, mresp *resource.ModifyP
 		}
 		resp.RequiresReplace = append(resp.RequiresReplace, at)
 	}
-	resp.PlannedPrivate = encodePrivate(providerKeys(mresp.Private))
+	resp.PlannedPrivate = encodeProviderData(mresp.Private)
 	resp.Diagnostics = protoDiagnostics(ctx, diags)
 	return resp
 }
@@ -286,17 +242,8 @@ func planResponse(ctx context.Context, info *schemaInfo, mresp *resource.ModifyP
 // normaliseRequiresReplace sorts paths by their string form and drops
 // duplicates, as the framework does with a plan's replacements.
 func normaliseRequiresReplace(ps path.Paths) path.Paths {
-	if len(ps) < 2 {
-		return ps
-	}
-	sort.Slice(ps, func(i, j int) bool { return ps[i].String() < ps[j].String() })
-	out := path.Paths{ps[0]}
-	for _, p := range ps[1:] {
-		if !p.Equal(out[len(out)-1]) {
-			out = append(out, p)
-		}
-	}
-	return out
+	slices.SortFunc(ps, func(a, b path.Path) int { return strings.Compare(a.String(), b.String()) })
+	return slices.CompactFunc(ps, path.Path.Equal)
 }
 
 // encodeValue encodes v as a DynamicValue of typ, adding the framework's
@@ -320,8 +267,8 @@ func configureFailed(ctx context.Context, diags diag.Diagnostics) []*tfprotov6.D
 	return protoDiagnostics(ctx, diags)
 }
 
-// privateData decodes the framework's private state (a JSON object of
-// base64 values, PrivateEnvelope); ok is false when it cannot be read.
+// privateData decodes the framework's private state (PrivateEnvelope); ok is
+// false when it cannot be read.
 func privateData(private []byte) (Private, bool) {
 	if len(private) == 0 {
 		return Private{}, true
@@ -333,15 +280,33 @@ func privateData(private []byte) (Private, bool) {
 	return m, true
 }
 
-// encodePrivate encodes private state keys as the framework's private state
-// (PrivateEnvelope): a JSON object of the keys with a value; nil when none
-// has one. The framework's SetKey, the only way a resource sets a key, has
-// checked that each value is valid UTF-8 and JSON.
-func encodePrivate(p Private) []byte {
-	kept := make(map[string][]byte, len(p))
-	for k, v := range p {
-		if len(v) > 0 {
-			kept[k] = v
+// providerDataType is the framework's provider private state type, that of
+// ModifyPlanResponse.Private; its package is internal, so newProviderData and
+// encodeProviderData reach it by reflection (PrivateEnvelope).
+var providerDataType = reflect.TypeOf(resource.ModifyPlanResponse{}.Private)
+
+// newProviderData sets *field (a ModifyPlanRequest's Private) to an empty
+// provider private state, as the framework hands one to ModifyPlan.
+func newProviderData(field any) {
+	reflect.ValueOf(field).Elem().Set(reflect.New(providerDataType.Elem()))
+}
+
+// encodeProviderData encodes a provider private state as the framework's
+// private state (PrivateEnvelope): its keys with a value, nil when none has
+// one. Its SetKey, the only way to set a key, checked each value.
+func encodeProviderData(pd any) []byte {
+	v := reflect.ValueOf(pd)
+	if !v.IsValid() || v.Kind() != reflect.Pointer || v.IsNil() {
+		return nil
+	}
+	m := v.Elem().FieldByName("data")
+	if m.Kind() != reflect.Map {
+		return nil
+	}
+	kept := map[string][]byte{}
+	for it := m.MapRange(); it.Next(); {
+		if b := it.Value().Bytes(); len(b) > 0 {
+			kept[it.Key().String()] = b
 		}
 	}
 	if len(kept) == 0 {
@@ -351,40 +316,7 @@ func encodePrivate(p Private) []byte {
 	return b
 }
 
-// providerDataType is the framework's provider private state type, the
-// element type of ModifyPlanResponse.Private; its package is internal, so
-// newProviderData and providerKeys reach it by reflection (PrivateEnvelope).
-var providerDataType = reflect.TypeOf(resource.ModifyPlanResponse{}.Private)
-
-// newProviderData sets *field (a ModifyPlanRequest's or response's
-// Private) to an empty provider private state, as the framework hands one
-// to ModifyPlan.
-func newProviderData(field any) {
-	reflect.ValueOf(field).Elem().Set(reflect.New(providerDataType.Elem()))
-}
-
-// providerKeys returns the keys a provider private state holds (nil for a
-// nil one).
-func providerKeys(pd any) Private {
-	v := reflect.ValueOf(pd)
-	if !v.IsValid() || v.Kind() != reflect.Pointer || v.IsNil() {
-		return nil
-	}
-	m := v.Elem().FieldByName("data")
-	if !m.IsValid() || m.Kind() != reflect.Map {
-		return nil
-	}
-	out := make(Private, m.Len())
-	for it := m.MapRange(); it.Next(); {
-		out[it.Key().String()] = append([]byte(nil), it.Value().Bytes()...)
-	}
-	return out
-}
-
-// protoDiagnostics converts diagnostics as the framework does
-// (Diagnostics): severity, summary, detail, and the attribute path of a
-// diagnostic with one, preceded by the framework's error when that path does
-// not convert.
+// protoDiagnostics converts diagnostics as the framework does (Diagnostics).
 func protoDiagnostics(ctx context.Context, diags diag.Diagnostics) []*tfprotov6.Diagnostic {
 	var out []*tfprotov6.Diagnostic
 	for _, d := range diags {
@@ -441,22 +373,12 @@ func attributePath(ctx context.Context, p path.Path) (*tftypes.AttributePath, er
 	return tftypes.NewAttributePathWithSteps(steps), nil
 }
 
-// priorIdentity returns the planned identity of a plan that leaves the
-// identity alone (NullIdentity): the prior identity, or, when the client
-// sent none (a client without identity support, or a new resource), the
-// null identity the framework starts from.
-func priorIdentity(info *schemaInfo, prior *tfprotov6.ResourceIdentityData) (*tfprotov6.ResourceIdentityData, bool) {
+// priorIdentity is the planned identity of a plan that leaves the identity
+// alone: the prior one, else the null identity (NullIdentity).
+func priorIdentity(info *schemaInfo, prior *tfprotov6.ResourceIdentityData) *tfprotov6.ResourceIdentityData {
 	if prior != nil && prior.IdentityData != nil {
-		return prior, true
+		return prior
 	}
-	null, err := tfprotov6.NewDynamicValue(info.identity, tftypes.NewValue(info.identity, nil))
-	if err != nil {
-		return nil, false
-	}
-	return &tfprotov6.ResourceIdentityData{IdentityData: &null}, true
+	null, _ := tfprotov6.NewDynamicValue(info.identity, tftypes.NewValue(info.identity, nil)) // a null value always encodes
+	return &tfprotov6.ResourceIdentityData{IdentityData: &null}
 }
-
-// upgradeOptions decode a stored state of the current version as the
-// framework's UpgradeResourceState does (UpgradeCurrent): attributes the
-// schema no longer has are ignored.
-var upgradeOptions = tfprotov6.UnmarshalOpts{ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true}}

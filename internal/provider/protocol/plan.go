@@ -11,7 +11,7 @@ import (
 )
 
 func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	if t := s.target(reqTypeName(req)); t != nil {
+	if t := s.target(typeName(req)); t != nil {
 		if !s.off[shortcutPlanUnchanged] {
 			if resp, ok := planUnchanged(ctx, t, req); ok {
 				return resp, nil
@@ -26,7 +26,7 @@ func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanReso
 	return s.ProviderServerWithListResource.PlanResourceChange(ctx, req)
 }
 
-func reqTypeName(req *tfprotov6.PlanResourceChangeRequest) string {
+func typeName(req *tfprotov6.PlanResourceChangeRequest) string {
 	if req == nil {
 		return ""
 	}
@@ -40,24 +40,17 @@ func reqTypeName(req *tfprotov6.PlanResourceChangeRequest) string {
 // (planResponse): handing the call on would run ModifyPlan, and the reads
 // and verdicts in it, a second time.
 func (s *server) planCreate(ctx context.Context, t *target, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
-	proposed, config := req.ProposedNewState, req.Config
-	if req.PriorState == nil || !isMsgPackNil(req.PriorState.MsgPack) ||
-		len(req.PriorPrivate) > 0 || (req.PriorIdentity != nil && req.PriorIdentity.IdentityData != nil && !isMsgPackNil(req.PriorIdentity.IdentityData.MsgPack)) ||
-		(req.ProviderMeta != nil && len(req.ProviderMeta.MsgPack) > 0 && !isMsgPackNil(req.ProviderMeta.MsgPack)) ||
-		proposed == nil || config == nil || len(proposed.JSON) > 0 || len(config.JSON) > 0 ||
-		len(proposed.MsgPack) == 0 || isMsgPackNil(proposed.MsgPack) {
+	if req.PriorState == nil || !isMsgPackNil(req.PriorState.MsgPack) || len(req.PriorPrivate) > 0 ||
+		(req.PriorIdentity != nil && given(req.PriorIdentity.IdentityData)) || given(req.ProviderMeta) ||
+		!given(req.ProposedNewState) || !given(req.Config) {
 		return nil, false
 	}
 	info := t.info
-	cfgVal, err := config.Unmarshal(info.typ)
+	cfgVal, cfg, err := decodeObject(req.Config, info.typ)
 	if err != nil {
 		return nil, false
 	}
-	var cfg map[string]tftypes.Value
-	if cfgVal.As(&cfg) != nil {
-		return nil, false
-	}
-	plan, err := objectAttributes(proposed, info.typ)
+	_, plan, err := decodeObject(req.ProposedNewState, info.typ)
 	if err != nil || !createPlan(info, cfg, plan) {
 		return nil, false
 	}
@@ -65,65 +58,42 @@ func (s *server) planCreate(ctx context.Context, t *target, req *tfprotov6.PlanR
 	if !ok {
 		return nil, false
 	}
-	modifier, ok := r.(resource.ResourceWithModifyPlan)
-	if !ok {
-		return nil, false // t.New returned another type
-	}
 	if cdiags.HasError() {
 		tflog.Trace(ctx, "plan of a new resource answered by the protocol shortcut: Configure failed", map[string]any{"type": req.TypeName})
 		return &tfprotov6.PlanResourceChangeResponse{Diagnostics: configureFailed(ctx, cdiags)}, true
 	}
 	mreq, mresp := modifyPlanRequest(info, req.ClientCapabilities, cfgVal, tftypes.NewValue(info.typ, plan), cdiags)
-	modifier.ModifyPlan(ctx, mreq, mresp)
+	r.(resource.ResourceWithModifyPlan).ModifyPlan(ctx, mreq, mresp) // schemaInfoOf checked the interface
 	tflog.Trace(ctx, "plan of a new resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
 	return planResponse(ctx, info, mresp), true
 }
 
 // planUnchanged answers the plan of an existing resource when the proposed
-// new state is the prior state and no attribute default would change it. The
-// framework's pipeline then leaves the plan equal to the prior state:
-//   - defaults apply only where the configuration is null, and the check
-//     below requires the proposed value to be the default there;
-//   - write-only sensitive_settings is null in the prior state, so a
-//     configured value makes the proposed state differ;
-//   - computed values are marked unknown only when the plan differs from the
-//     prior state;
-//   - UseStateForUnknown and RequiresReplace act only on unknown or changed
-//     values;
-//   - ModifyPlan leaves a plan equal to the prior state alone, unless the
-//     resource's PlanUnchanged says its private data asks for more (an
-//     update not applied yet, for example); a resource that does not
-//     implement UnchangedPlanner is left to the framework.
-//
-// So the answer is the prior state, private data and identity, unchanged
-// (the null identity when the client sent none, as the framework answers).
+// new state is the prior state and no attribute default would change it
+// (defaultsHold). The framework's pipeline then leaves the plan equal to the
+// prior state: defaults apply only where the configuration is null; a
+// configured write-only value, null in every state, makes the proposed state
+// differ; computed values become unknown, and UseStateForUnknown and
+// RequiresReplace act, only on values that changed; and the resource's
+// ModifyPlan leaves such a plan alone unless PlanUnchanged says its private
+// state asks for more (an update not applied yet, for example). So the
+// answer is the prior state, private state and identity (the null identity
+// when the client sent none, as the framework answers).
 func planUnchanged(ctx context.Context, t *target, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
-	prior, proposed, config := req.PriorState, req.ProposedNewState, req.Config
-	if prior == nil || proposed == nil || config == nil ||
-		len(prior.JSON) > 0 || len(proposed.JSON) > 0 || len(config.JSON) > 0 ||
-		len(prior.MsgPack) == 0 || isMsgPackNil(prior.MsgPack) ||
-		!bytes.Equal(prior.MsgPack, proposed.MsgPack) {
+	prior, proposed := req.PriorState, req.ProposedNewState
+	if !given(prior) || !given(req.Config) || !given(proposed) || !bytes.Equal(prior.MsgPack, proposed.MsgPack) {
 		return nil, false
 	}
 	planner, ok := t.New().(UnchangedPlanner)
 	if !ok {
 		return nil, false
 	}
-	if private, ok := privateData(req.PriorPrivate); !ok || !planner.PlanUnchanged(private) {
-		return nil, false
-	}
-	if info := t.info; len(info.defaults) > 0 && !defaultsHold(info, config, proposed) {
-		return nil, false
-	}
-	identity, ok := priorIdentity(t.info, req.PriorIdentity)
-	if !ok {
+	if private, ok := privateData(req.PriorPrivate); !ok || !planner.PlanUnchanged(private) || !defaultsHold(t.info, req.Config, proposed) {
 		return nil, false
 	}
 	tflog.Trace(ctx, "plan of an unchanged resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
 	return &tfprotov6.PlanResourceChangeResponse{
-		PlannedState:    proposed,
-		PlannedPrivate:  req.PriorPrivate,
-		PlannedIdentity: identity,
+		PlannedState: proposed, PlannedPrivate: req.PriorPrivate, PlannedIdentity: priorIdentity(t.info, req.PriorIdentity),
 	}, true
 }
 
@@ -131,17 +101,18 @@ func planUnchanged(ctx context.Context, t *target, req *tfprotov6.PlanResourceCh
 // configured or already holds its default in the proposed state. Only the
 // top level of the two objects is read.
 func defaultsHold(info *schemaInfo, config, proposed *tfprotov6.DynamicValue) bool {
+	if len(info.defaults) == 0 {
+		return true
+	}
 	cfg, err := topLevelScalars(config.MsgPack, info.defaults)
 	if err != nil {
 		return false
 	}
-	var prop map[string]any
+	var prop map[string]any // read only when a default is not configured
 	for name, def := range info.defaults {
-		c, ok := cfg[name]
-		if !ok {
+		if c, ok := cfg[name]; !ok {
 			return false
-		}
-		if c != nil {
+		} else if c != nil {
 			continue
 		}
 		if prop == nil {
@@ -149,7 +120,7 @@ func defaultsHold(info *schemaInfo, config, proposed *tfprotov6.DynamicValue) bo
 				return false
 			}
 		}
-		if p, ok := prop[name]; !ok || p == nil || !scalarEquals(def, p) {
+		if !scalarEquals(def, prop[name]) {
 			return false
 		}
 	}
@@ -158,15 +129,10 @@ func defaultsHold(info *schemaInfo, config, proposed *tfprotov6.DynamicValue) bo
 
 // scalarEquals compares a string or bool default with a decoded value.
 func scalarEquals(def tftypes.Value, v any) bool {
-	switch {
-	case def.Type().Is(tftypes.String):
-		var s string
-		got, ok := v.(string)
-		return def.As(&s) == nil && ok && got == s
-	case def.Type().Is(tftypes.Bool):
-		var b bool
-		got, ok := v.(bool)
-		return def.As(&b) == nil && ok && got == b
+	var s string
+	if def.As(&s) == nil {
+		return v == s
 	}
-	return false
+	var b bool
+	return def.As(&b) == nil && v == b
 }

@@ -1,40 +1,35 @@
-// Package protocol is the provider's protocol server: everything that speaks
-// the plugin protocol below terraform-plugin-framework, in front of the
-// framework's server, for the resource types it is given. Each piece
-// emulates an answer of the framework, or of the CLIs, and a test pins it:
+// Package protocol is the provider's protocol server: what speaks the plugin
+// protocol below terraform-plugin-framework, in front of the framework's
+// server, for the resource types it is given. Each piece emulates an answer
+// of the framework or of the CLIs, and a test pins it:
 //
-//   - The shortcuts answer the calls that dominate a plan over many
-//     resources without the framework's value conversions, which it repeats
-//     several times per resource and per call, often to return a value
-//     unchanged. Each gives the answer the framework's pipeline would give:
-//     ValidateResourceConfig (validate, validate.go), ReadResource of an
-//     unchanged resource (read, read.go, for an UnchangedReader),
-//     PlanResourceChange of an unchanged resource (plan-unchanged, for an
-//     UnchangedPlanner) and of a new one (plan-create, plan.go), and
-//     UpgradeResourceState of a state of the current schema version
-//     (upgrade, upgrade.go). What their answers copy of the framework is in
-//     framework.go, each behaviour pinned by TestFrameworkBehaviour_<Name>;
-//     TestShortcuts_RunEachResourceMethodOnceAndAnswerAsTheFramework pins
-//     the rule they keep: a shortcut hands a call to the framework (any
-//     input it does not recognise, any doubt) only before it has run a
-//     resource method that may act (Configure, ModifyPlan, validators); once
-//     it has, it answers with what the method gave, so that no resource
-//     method runs twice for one call. Check names what keeps a schema out of
-//     their reach. EnvVar turns them off, each by name or all.
-//   - Destroy plans (destroy.go): the server does not announce the
-//     PlanDestroy capability, so the CLIs plan a destroy themselves, keeping
-//     the prior private state as the framework's plan did; the apply of such
-//     a destroy gets the identity the framework's plan held, its prior
-//     state's (TestFrameworkBehaviour_DestroyPlanIsPriorPrivateAndIdentity,
+//   - The shortcuts answer the calls that dominate a plan over many resources
+//     without the framework's value conversions, which it repeats several
+//     times per resource and call, often to return a value unchanged:
+//     ValidateResourceConfig (validate.go), ReadResource of an unchanged
+//     resource (read.go), PlanResourceChange of an unchanged and of a new
+//     resource (plan.go), UpgradeResourceState of a current state
+//     (upgrade.go). Each answers as the framework's pipeline would; what they
+//     copy of it is in framework.go, each behaviour pinned by
+//     TestFrameworkBehaviour_<Name>. A shortcut hands a call to the framework
+//     (on any doubt) only before it has run a resource method that may act;
+//     once it has, it answers with what the method gave, so that no method
+//     runs twice for one call
+//     (TestShortcuts_RunEachResourceMethodOnceAndAnswerAsTheFramework). Check
+//     says what keeps a schema out of their reach; EnvVar turns them off.
+//   - Destroy plans (destroy.go): the PlanDestroy capability is not
+//     announced, so the CLIs plan a destroy themselves, keeping the prior
+//     private state as the framework's plan did; its apply gets the prior
+//     state's identity, as that plan held
+//     (TestFrameworkBehaviour_DestroyPlanIsPriorPrivateAndIdentity,
 //     TestServer_DestroyPlannedByTheCLIKeepsThePriorIdentity).
-//   - List resources: the framework's list RPCs are served beside the rest,
-//     since the plugin server serves them only from a server that implements
-//     them all (TestServer_AnnouncesNoDestroyPlansAndServesLists).
+//   - The framework's list RPCs are served beside the rest: the plugin server
+//     serves them only from a server that implements them all
+//     (TestServer_AnnouncesNoDestroyPlansAndServesLists).
 //
-// The package knows no resource type: it learns what it needs of one from the
-// framework's interfaces (Schema, IdentitySchema, Configure, ModifyPlan,
-// ConfigValidators, ValidateConfig) and from UnchangedPlanner and
-// UnchangedReader. Each shortcut's answer logs a TRACE line.
+// The package knows no resource type: it uses the framework's interfaces,
+// UnchangedPlanner and UnchangedReader. Each shortcut's answer logs a TRACE
+// line.
 package protocol
 
 import (
@@ -42,9 +37,11 @@ import (
 	"errors"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
@@ -76,65 +73,55 @@ func Names() []string {
 
 // disabled returns the shortcuts EnvVar turns off.
 func disabled() map[string]bool {
-	off := map[string]bool{}
-	names := strings.Split(os.Getenv(EnvVar), ",")
-	switch strings.ToLower(os.Getenv(EnvVar)) {
-	case "off", "false", "0", "no":
+	v := strings.ToLower(os.Getenv(EnvVar))
+	names := strings.Split(v, ",")
+	if slices.Contains([]string{"off", "false", "0", "no"}, v) {
 		names = Names()
 	}
+	off := map[string]bool{}
 	for _, name := range names {
-		if name = strings.TrimSpace(strings.ToLower(name)); name != "" {
-			off[name] = true
-		}
+		off[strings.TrimSpace(name)] = true
 	}
 	return off
 }
 
-// Resource is a resource type the shortcuts answer for. New must return the
-// same resource the provider serves, implementing
-// resource.ResourceWithConfigure, resource.ResourceWithModifyPlan,
-// resource.ResourceWithValidateConfig and resource.ResourceWithIdentity; a
-// type that does not is left to the framework.
+// Resource is a resource type the server answers for: New returns the
+// resource the provider serves. One without Configure, ModifyPlan,
+// ValidateConfig or an identity is left to the framework.
 type Resource struct {
 	TypeName string
 	New      func() resource.Resource
 }
 
-// Private is the provider's part of the framework's private state: its keys
-// and their values as the resource stored them. (An alias, so that a
-// resource implements the interfaces below without importing this package.)
+// Private is the provider's keys of the framework's private state and their
+// values (an alias: a resource implements the interfaces below without
+// importing this package).
 type Private = map[string][]byte
 
-// UnchangedPlanner is implemented by a resource whose ModifyPlan leaves a
-// plan equal to the prior state alone, unless its private data says
-// otherwise. The unchanged-plan shortcut answers only when PlanUnchanged
-// returns true.
+// UnchangedPlanner is a resource whose ModifyPlan leaves a plan equal to the
+// prior state alone unless PlanUnchanged says its private state asks for
+// more.
 type UnchangedPlanner interface {
 	PlanUnchanged(private Private) bool
 }
 
-// UnchangedReader is implemented by a resource whose refresh can tell that
-// nothing changed without the state's values. ReadUnchanged reports whether
-// the configured resource's Read would return state and private data exactly
-// as they came, the diagnostics Read would give with them (warnings: an
-// answer with an error is not an unchanged one), and the identity Read would
-// set (its string attributes by name); any doubt is false. attrs holds the
-// prior state's known, non-null top-level string attributes, read from the
-// request's bytes: the state is never decoded into framework values, the
-// costly part of a refresh. next is the context the call goes on with when
-// the shortcut does not answer (ok false, or an identity the framework must
-// judge): a resource that has read something hands it over to its Read
-// there, so that no read runs twice for one call.
+// UnchangedReader is a resource whose refresh can tell that nothing changed
+// without decoding the state, the costly part of a refresh: ReadUnchanged
+// reports whether Read would return state and private state as they came
+// (any doubt is false), with the diagnostics (warnings) and the identity
+// (string attributes by name) Read would give. attrs are the state's known
+// top-level strings. next is the context the call goes on with when the
+// shortcut does not answer, in which the resource hands what it read to its
+// Read, so that no read runs twice for one call.
 type UnchangedReader interface {
 	ReadUnchanged(ctx context.Context, attrs map[string]string, private Private) (
 		identity map[string]string, diags diag.Diagnostics, next context.Context, ok bool)
 }
 
-// New returns the framework's server with the shortcuts in front for the
-// given resource types, without the PlanDestroy capability (destroy.go).
-// providerData returns what the provider's Configure handed to resources, or
-// nil before it ran (the shortcuts that configure a resource answer only
-// after it).
+// New returns the framework's server behind this package's for the given
+// resource types. providerData returns what the provider's Configure handed
+// to resources, nil before it ran (the shortcuts that configure a resource
+// answer only after it).
 func New(framework tfprotov6.ProviderServerWithListResource, providerData func() any, resources ...Resource) tfprotov6.ProviderServerWithListResource {
 	s := &server{ProviderServerWithListResource: framework, providerData: providerData, types: map[string]*target{}, off: disabled()}
 	for _, r := range resources {
@@ -143,7 +130,7 @@ func New(framework tfprotov6.ProviderServerWithListResource, providerData func()
 	return s
 }
 
-// server is the framework's protocol server with the shortcuts.
+// server is the framework's protocol server behind this package's.
 type server struct {
 	tfprotov6.ProviderServerWithListResource
 	providerData func() any
@@ -158,8 +145,8 @@ type target struct {
 	info *schemaInfo
 }
 
-// schemaOf returns what the server knows of the schema of the resource type a
-// request names, or nil for a type it was not given.
+// schemaOf is what the server knows of a resource type, nil for one it was
+// not given.
 func (s *server) schemaOf(typeName string) *schemaInfo {
 	t := s.types[typeName]
 	if t == nil {
@@ -169,7 +156,8 @@ func (s *server) schemaOf(typeName string) *schemaInfo {
 	return t.info
 }
 
-// target returns the resource type a request names, or nil.
+// target returns the resource type a request names when the shortcuts
+// answer for it, or nil.
 func (s *server) target(typeName string) *target {
 	if info := s.schemaOf(typeName); info == nil || info.err != nil {
 		return nil
@@ -178,46 +166,36 @@ func (s *server) target(typeName string) *target {
 }
 
 // configure returns a new resource of t configured as the framework
-// configures one for each call: Configure with the provider's data. ok is
-// false, with no resource method run, when the provider is not configured
-// yet or the resource has no Configure: the call then goes to the
-// framework. diags are Configure's; a shortcut answers them alone when they
-// hold an error, as the framework does (configureFailed).
+// configures one for each call, and Configure's diagnostics (a shortcut
+// answers an error alone: configureFailed). ok is false, nothing run, before
+// the provider is configured: the call then goes to the framework.
 func (s *server) configure(ctx context.Context, t *target) (resource.Resource, diag.Diagnostics, bool) {
 	data := s.providerData()
 	if data == nil {
 		return nil, nil, false
 	}
 	r := t.New()
-	c, ok := r.(resource.ResourceWithConfigure)
-	if !ok {
-		return nil, nil, false
-	}
 	var resp resource.ConfigureResponse
-	c.Configure(ctx, resource.ConfigureRequest{ProviderData: data}, &resp)
+	r.(resource.ResourceWithConfigure).Configure(ctx, resource.ConfigureRequest{ProviderData: data}, &resp) // schemaInfoOf checked the interface
 	return r, resp.Diagnostics, true
-}
-
-// configured returns a new resource configured with the provider's data, or
-// false when the provider is not configured or Configure reported anything.
-func (s *server) configured(ctx context.Context, t *target) (resource.Resource, bool) {
-	r, diags, ok := s.configure(ctx, t)
-	return r, ok && len(diags) == 0
 }
 
 // isMsgPackNil reports whether a MessagePack value is nil (a null object).
 func isMsgPackNil(b []byte) bool { return len(b) == 1 && b[0] == 0xc0 }
 
-func objectAttributes(v *tfprotov6.DynamicValue, typ tftypes.Type) (map[string]tftypes.Value, error) {
+// given reports whether v is a MessagePack value other than null.
+func given(v *tfprotov6.DynamicValue) bool {
+	return v != nil && len(v.JSON) == 0 && len(v.MsgPack) > 0 && !isMsgPackNil(v.MsgPack)
+}
+
+// decodeObject decodes an object of typ and its attributes.
+func decodeObject(v *tfprotov6.DynamicValue, typ tftypes.Type) (tftypes.Value, map[string]tftypes.Value, error) {
 	val, err := v.Unmarshal(typ)
 	if err != nil {
-		return nil, err
+		return val, nil, err
 	}
 	var attrs map[string]tftypes.Value
-	if err := val.As(&attrs); err != nil {
-		return nil, err
-	}
-	return attrs, nil
+	return val, attrs, val.As(&attrs)
 }
 
 // schemaInfo is what the shortcuts need of a resource type's schema.
@@ -228,25 +206,19 @@ type schemaInfo struct {
 	identity       tftypes.Type
 	defaults       map[string]tftypes.Value // attribute name -> default value
 	attrs          map[string]attrInfo      // top-level attributes
-	err            error
-	// validateErr is set when the schema has validation schemaSilent does
-	// not run (see checkValidation).
-	validateErr error
+	err            error                    // why the shortcuts leave the type to the framework
+	validateErr    error                    // validation schemaSilent does not run (checkValidation)
 }
 
-// attrInfo is what the create shortcut needs of a top-level attribute.
+// attrInfo is what the create plan needs of a top-level attribute.
 type attrInfo struct {
 	computed, writeOnly, hasDefault bool
-	// unknownType is the type of the attribute's unknown (and write-only
-	// null) value: DynamicPseudoType for dynamic attributes.
-	unknownType tftypes.Type
+	unknownType                     tftypes.Type // of its unknown and null values (DynamicPseudoType for a dynamic one)
 }
 
-// schemaInfoOf collects the object types of r's schema and identity and the
-// static defaults of the top-level attributes. A resource without the
-// framework interfaces the shortcuts call, or a default they cannot
-// evaluate, sets err: the shortcuts then leave the type to the framework.
-// identity is nil unless r has an identity schema.
+// schemaInfoOf collects the types of r's schema and identity (nil without an
+// identity schema) and the static defaults of the top-level attributes. err
+// says why the shortcuts leave the type to the framework.
 func schemaInfoOf(ctx context.Context, r resource.Resource) *schemaInfo {
 	ri, ok := r.(resource.ResourceWithIdentity)
 	if !ok {
@@ -271,8 +243,7 @@ func schemaInfoOf(ctx context.Context, r resource.Resource) *schemaInfo {
 	return info
 }
 
-// schemaInfoFromSchema collects the object type and the static defaults of
-// the top-level attributes of s.
+// schemaInfoFromSchema is schemaInfoOf of s alone.
 func schemaInfoFromSchema(ctx context.Context, s schema.Schema) *schemaInfo {
 	info := &schemaInfo{schema: s, typ: s.Type().TerraformType(ctx), defaults: map[string]tftypes.Value{}, attrs: map[string]attrInfo{}}
 	info.validateErr = checkValidation(s)
@@ -285,37 +256,28 @@ func schemaInfoFromSchema(ctx context.Context, s schema.Schema) *schemaInfo {
 			computed: a.IsComputed(), writeOnly: a.IsWriteOnly(), hasDefault: hasDefault(a),
 			unknownType: a.GetType().TerraformType(ctx),
 		}
-		var (
-			v   tftypes.Value
-			err error
-		)
+		var def attr.Value
+		var diags diag.Diagnostics
 		switch a := a.(type) {
 		case schema.StringAttribute:
-			if a.Default == nil {
-				continue
-			}
-			var resp defaults.StringResponse
-			a.Default.DefaultString(ctx, defaults.StringRequest{}, &resp)
-			v, err = resp.PlanValue.ToTerraformValue(ctx)
-			if resp.Diagnostics.HasError() {
-				err = errUnsupportedDefault
+			if a.Default != nil {
+				var resp defaults.StringResponse
+				a.Default.DefaultString(ctx, defaults.StringRequest{}, &resp)
+				def, diags = resp.PlanValue, resp.Diagnostics
 			}
 		case schema.BoolAttribute:
-			if a.Default == nil {
-				continue
+			if a.Default != nil {
+				var resp defaults.BoolResponse
+				a.Default.DefaultBool(ctx, defaults.BoolRequest{}, &resp)
+				def, diags = resp.PlanValue, resp.Diagnostics
 			}
-			var resp defaults.BoolResponse
-			a.Default.DefaultBool(ctx, defaults.BoolRequest{}, &resp)
-			v, err = resp.PlanValue.ToTerraformValue(ctx)
-			if resp.Diagnostics.HasError() {
-				err = errUnsupportedDefault
-			}
-		default:
-			if hasDefault(a) {
-				err = errUnsupportedDefault
-			} else {
-				continue
-			}
+		}
+		if def == nil && !hasDefault(a) {
+			continue
+		}
+		v, err := tftypes.Value{}, errUnsupportedDefault
+		if def != nil && !diags.HasError() {
+			v, err = def.ToTerraformValue(ctx)
 		}
 		if err != nil {
 			info.err = err
@@ -332,7 +294,7 @@ var (
 )
 
 // hasDefault reports whether a schema attribute sets a Default.
-func hasDefault(a schema.Attribute) bool {
+func hasDefault(a any) bool {
 	v := reflect.ValueOf(a)
 	if v.Kind() != reflect.Struct {
 		return false

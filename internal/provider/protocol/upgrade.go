@@ -21,37 +21,22 @@ func (s *server) UpgradeResourceState(ctx context.Context, req *tfprotov6.Upgrad
 	return s.ProviderServerWithListResource.UpgradeResourceState(ctx, req)
 }
 
-// upgradeCurrent answers the upgrade of a state stored with the current
-// schema version, which the CLI asks for every resource it refreshes: the
-// framework then decodes the stored JSON with the schema's type, ignoring
-// attributes the schema no longer has, and encodes it again, without calling
-// the resource. The stored JSON is the CLI's own encoding of such a value,
-// which the CLI decodes from an upgraded state given as JSON, attributes it
-// lacks as null, like the framework: when every attribute it holds, at every
-// level, is one the schema has (jsonFits), the answer is that JSON, unread.
-// Otherwise this decodes and encodes it as the framework does, without the
-// framework's conversions around it.
-// Another version, a state stored as a flatmap, or JSON that does not decode
-// goes to the framework (its upgraders, or its diagnostic).
+// upgradeCurrent answers the upgrade of a state of the current schema
+// version, asked for every resource a CLI refreshes, which the framework
+// decodes with the schema's type (ignoring attributes the schema lacks) and
+// encodes again without calling the resource. The CLIs decode a JSON answer
+// as the framework does, missing attributes as null: when every attribute
+// the JSON holds, at every level, is one the schema has (jsonFits), the
+// answer is the JSON, unread. Any other state goes to the framework: one
+// with an attribute the schema no longer has, another version (its
+// upgraders), a flatmap.
 func upgradeCurrent(ctx context.Context, t *target, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, bool) {
 	info := t.info
-	if req.RawState == nil || req.RawState.JSON == nil || req.Version != info.schema.GetVersion() {
+	if req.RawState == nil || req.RawState.JSON == nil || req.Version != info.schema.GetVersion() || !jsonFits(req.RawState.JSON, info.typ) {
 		return nil, false
 	}
-	if jsonFits(req.RawState.JSON, info.typ) {
-		tflog.Trace(ctx, "upgrade of a current state answered by the protocol shortcut with the stored JSON", map[string]any{"type": req.TypeName})
-		return &tfprotov6.UpgradeResourceStateResponse{UpgradedState: &tfprotov6.DynamicValue{JSON: req.RawState.JSON}}, true
-	}
-	val, err := req.RawState.UnmarshalWithOpts(info.typ, upgradeOptions)
-	if err != nil {
-		return nil, false
-	}
-	upgraded, err := tfprotov6.NewDynamicValue(info.typ, val)
-	if err != nil {
-		return nil, false
-	}
-	tflog.Trace(ctx, "upgrade of a current state answered by the protocol shortcut", map[string]any{"type": req.TypeName})
-	return &tfprotov6.UpgradeResourceStateResponse{UpgradedState: &upgraded}, true
+	tflog.Trace(ctx, "upgrade of a current state answered by the protocol shortcut with the stored JSON", map[string]any{"type": req.TypeName})
+	return &tfprotov6.UpgradeResourceStateResponse{UpgradedState: &tfprotov6.DynamicValue{JSON: req.RawState.JSON}}, true
 }
 
 // jsonFits reports whether a JSON state holds only attributes typ has, at
@@ -73,26 +58,26 @@ func valueFits(dec *json.Decoder, typ tftypes.Type) bool {
 		return dec.Decode(&skip) == nil
 	}
 	tok, err := dec.Token()
-	if err != nil {
-		return false
+	if err != nil || tok == nil {
+		return err == nil
 	}
-	if tok == nil {
-		return true
+	elem := func(t tftypes.Type) func(string, int) (tftypes.Type, bool) {
+		return func(string, int) (tftypes.Type, bool) { return t, true }
 	}
 	switch t := typ.(type) {
 	case tftypes.Object:
-		return delim(tok, '{') && membersFit(dec, func(k string) (tftypes.Type, bool) {
+		return tok == json.Delim('{') && itemsFit(dec, true, func(k string, _ int) (tftypes.Type, bool) {
 			at, ok := t.AttributeTypes[k]
 			return at, ok
 		})
 	case tftypes.Map:
-		return delim(tok, '{') && membersFit(dec, func(string) (tftypes.Type, bool) { return t.ElementType, true })
+		return tok == json.Delim('{') && itemsFit(dec, true, elem(t.ElementType))
 	case tftypes.List:
-		return delim(tok, '[') && elementsFit(dec, func(int) (tftypes.Type, bool) { return t.ElementType, true })
+		return tok == json.Delim('[') && itemsFit(dec, false, elem(t.ElementType))
 	case tftypes.Set:
-		return delim(tok, '[') && elementsFit(dec, func(int) (tftypes.Type, bool) { return t.ElementType, true })
+		return tok == json.Delim('[') && itemsFit(dec, false, elem(t.ElementType))
 	case tftypes.Tuple:
-		return delim(tok, '[') && elementsFit(dec, func(i int) (tftypes.Type, bool) {
+		return tok == json.Delim('[') && itemsFit(dec, false, func(_ string, i int) (tftypes.Type, bool) {
 			if i >= len(t.ElementTypes) {
 				return nil, false
 			}
@@ -110,36 +95,24 @@ func valueFits(dec *json.Decoder, typ tftypes.Type) bool {
 	return false
 }
 
-func delim(tok json.Token, d json.Delim) bool {
-	got, ok := tok.(json.Delim)
-	return ok && got == d
-}
-
-// membersFit reads the members of an object up to its closing brace.
-func membersFit(dec *json.Decoder, typeOf func(string) (tftypes.Type, bool)) bool {
-	for dec.More() {
-		tok, err := dec.Token()
-		key, ok := tok.(string)
-		if err != nil || !ok {
-			return false
-		}
-		typ, ok := typeOf(key)
-		if !ok || !valueFits(dec, typ) {
-			return false
-		}
-	}
-	tok, err := dec.Token()
-	return err == nil && delim(tok, '}')
-}
-
-// elementsFit reads the elements of an array up to its closing bracket.
-func elementsFit(dec *json.Decoder, typeOf func(int) (tftypes.Type, bool)) bool {
+// itemsFit reads the members of an object (keyed) or the elements of an
+// array up to its closing delimiter, each of the type typeOf gives.
+func itemsFit(dec *json.Decoder, keyed bool, typeOf func(key string, i int) (tftypes.Type, bool)) bool {
 	for i := 0; dec.More(); i++ {
-		typ, ok := typeOf(i)
+		var key string
+		if keyed {
+			tok, err := dec.Token()
+			k, ok := tok.(string)
+			if err != nil || !ok {
+				return false
+			}
+			key = k
+		}
+		typ, ok := typeOf(key, i)
 		if !ok || !valueFits(dec, typ) {
 			return false
 		}
 	}
-	tok, err := dec.Token()
-	return err == nil && delim(tok, ']')
+	_, err := dec.Token() // the closing delimiter, which the decoder matches with the opening one
+	return err == nil
 }

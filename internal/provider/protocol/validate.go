@@ -28,12 +28,9 @@ func (s *server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.Vali
 var errUnsupportedValidation = errors.New("validation not supported by the validation shortcut")
 
 // validate answers the validation of a configuration the schema's rules
-// find nothing in (schemaSilent), without a resource method run before that
-// is known: then the resource's part of the framework's validation runs
-// (validateResource: Configure with the provider's data, nil before the
-// provider is configured, its ConfigValidators and ValidateConfig), and the
-// answer is their diagnostics. A configuration the schema's rules find
-// something in goes to the framework, which reports it.
+// find nothing in (schemaSilent, before any resource method runs) with the
+// diagnostics of the resource's part of it (validateResource). Any other
+// goes to the framework, which reports what the rules find.
 func (s *server) validate(ctx context.Context, t *target, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, bool) {
 	info := t.info
 	if info.validateErr != nil || req.Config == nil || len(req.Config.JSON) > 0 {
@@ -66,10 +63,7 @@ func checkValidation(s schema.Schema) error {
 		if a.IsComputed() && !a.IsOptional() {
 			continue
 		}
-		if _, ok := a.(schema.StringAttribute); !ok && hasField(a, "Validators") {
-			return errUnsupportedValidation
-		}
-		if _, ok := a.(schema.NestedAttribute); ok && hasField(a, "Validators") {
+		if _, ok := a.(schema.StringAttribute); !ok && len(sliceField(a, "Validators")) > 0 {
 			return errUnsupportedValidation
 		}
 	}
