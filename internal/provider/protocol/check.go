@@ -14,18 +14,14 @@ import (
 )
 
 // Check reports why the shortcuts would leave resource type r to the
-// framework (nil when they answer for it): a framework interface they call
-// is missing, or the schema has a default, plan modifier or validation they
-// do not run. A resource's test asserts nil, so that a schema change cannot
-// turn the shortcuts off unnoticed.
+// framework (nil when they answer for it), for a resource's test to assert.
 func Check(r resource.Resource) error {
 	info := schemaInfoOf(context.Background(), r)
 	return errors.Join(info.err, info.validateErr)
 }
 
 // planModifierTypes are the plan modifiers the plan shortcuts may ignore:
-// each acts only on a value that is unknown or changed against a prior state,
-// which an unchanged plan never has and a create has no prior state for.
+// each acts only on a value unknown or changed against a prior state.
 var planModifierTypes = map[reflect.Type]bool{
 	reflect.TypeOf(stringplanmodifier.UseStateForUnknown()): true,
 	reflect.TypeOf(stringplanmodifier.RequiresReplace()):    true,
@@ -35,10 +31,8 @@ var planModifierTypes = map[reflect.Type]bool{
 	reflect.TypeOf(int64planmodifier.RequiresReplace()):     true,
 }
 
-// checkPlan reports schema features the plan shortcuts do not reproduce: a
-// plan modifier other than those of planModifierTypes, any plan modifier or
-// default below the top level (nested attributes, blocks and their
-// attributes).
+// checkPlan reports a plan modifier other than those of planModifierTypes,
+// and any plan modifier or default below the top level.
 func checkPlan(s schema.Schema) error {
 	for name, a := range s.Attributes {
 		for _, m := range sliceField(a, "PlanModifiers") {
@@ -81,8 +75,7 @@ func checkNested(prefix string, a any) error {
 	return nil
 }
 
-// sliceField returns the elements of the slice field name of a schema
-// struct (PlanModifiers, Validators), none when it has no such field.
+// sliceField returns the elements of a schema struct's slice field.
 func sliceField(a any, name string) []any {
 	v := reflect.ValueOf(a)
 	if v.Kind() != reflect.Struct {

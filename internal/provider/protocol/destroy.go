@@ -7,12 +7,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// Destroy plans. The server does not announce the framework's PlanDestroy
-// capability: the CLIs plan a destroy themselves (the early return of
-// PlanResourceChange in internal/plugin6/grpc_provider.go of OpenTofu 1.12.6
-// and Terraform 1.11.4), keeping the prior private state as the framework's
-// plan did, but plan no identity: ApplyResourceChange puts the prior
-// state's back.
+// Destroy plans: without the PlanDestroy capability the CLIs plan a destroy
+// themselves (internal/plugin6/grpc_provider.go of OpenTofu 1.12.6 and
+// Terraform 1.11.4), keeping the prior private state, but plan no identity.
 
 func (s *server) GetProviderSchema(ctx context.Context, req *tfprotov6.GetProviderSchemaRequest) (*tfprotov6.GetProviderSchemaResponse, error) {
 	resp, err := s.ProviderServerWithListResource.GetProviderSchema(ctx, req)
@@ -44,7 +41,7 @@ func withoutPlanDestroy(caps *tfprotov6.ServerCapabilities) *tfprotov6.ServerCap
 // OpenTofu 1.12 and Terraform 1.12 and later store with the state they keep
 // (apply in internal/tofu/node_resource_abstract_instance.go).
 func (s *server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
-	if req != nil && req.PlannedIdentity == nil && isNull(req.PlannedState) && !isNull(req.PriorState) {
+	if req.PlannedIdentity == nil && isNull(req.PlannedState) && !isNull(req.PriorState) {
 		if id, ok := s.stateIdentity(req.TypeName, req.PriorState); ok {
 			r := *req
 			r.PlannedIdentity = id
@@ -59,10 +56,8 @@ func isNull(v *tfprotov6.DynamicValue) bool {
 	return v == nil || (len(v.JSON) == 0 && (len(v.MsgPack) == 0 || isMsgPackNil(v.MsgPack)))
 }
 
-// stateIdentity is the identity of a state (MessagePack, as the CLIs send
-// it): each identity attribute, a string, is the state's top-level attribute
-// of that name. ok is false for a type the server was not given or a state
-// that lacks one.
+// stateIdentity is the identity of a state: each identity attribute, a
+// string, is the state's top-level attribute of that name.
 func (s *server) stateIdentity(typeName string, state *tfprotov6.DynamicValue) (*tfprotov6.ResourceIdentityData, bool) {
 	info := s.schemaOf(typeName)
 	if info == nil || info.identity == nil || len(state.MsgPack) == 0 {

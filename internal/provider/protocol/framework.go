@@ -36,14 +36,14 @@ import (
 //     values null, computed ones unknown, then ModifyPlan with the null prior
 //     state and identity and an empty private state (createPlan,
 //     modifyPlanRequest).
-//  4. PlanAnswer: what ModifyPlan left, diagnostics, replacements (sorted,
-//     deduplicated) and deferral included (planResponse).
+//  4. PlanAnswer: what ModifyPlan left, replacements sorted and
+//     deduplicated (planResponse).
 //  5. PrivateEnvelope: a JSON object of base64 values, empty ones dropped
 //     (privateData, newProviderData, encodeProviderData).
 //  6. Diagnostics: severity, summary, detail and attribute path, with the
 //     framework's error for a path that does not convert (protoDiagnostics).
 //  7. NullIdentity: the null identity in the plans of a client without
-//     resource identity (Terraform before 1.12) (priorIdentity).
+//     identities, Terraform before 1.12 (priorIdentity).
 //  8. UpgradeCurrent: a current state is its JSON decoded with the schema's
 //     type, missing attributes null, as the CLIs decode a JSON answer.
 //  9. ConfigureFailure: an error of Configure ends a call with its
@@ -95,8 +95,7 @@ func schemaSilent(ctx context.Context, info *schemaInfo, config tfsdk.Config, wr
 	return true
 }
 
-// blockSilent reports whether the schema's validation finds nothing in the
-// value v of block b: a single nested block, null or with silent attributes.
+// blockSilent reports whether v of block b is null or silent.
 func blockSilent(ctx context.Context, name string, b schema.Block, v tftypes.Value, config tfsdk.Config, writeOnlyAllowed bool) bool {
 	sb, ok := b.(schema.SingleNestedBlock)
 	switch {
@@ -134,11 +133,8 @@ func attributeValid(ctx context.Context, p path.Path, a schema.Attribute, v tfty
 		return true
 	}
 	sv, err := types.StringType.ValueFromTerraform(ctx, v)
-	if err != nil {
-		return false
-	}
 	str, ok := sv.(types.String)
-	if !ok {
+	if err != nil || !ok {
 		return false
 	}
 	vreq := validator.StringRequest{
@@ -246,8 +242,7 @@ func normaliseRequiresReplace(ps path.Paths) path.Paths {
 	return slices.CompactFunc(ps, path.Path.Equal)
 }
 
-// encodeValue encodes v as a DynamicValue of typ, adding the framework's
-// error when it does not encode (title and noun name what v is).
+// encodeValue encodes v, or adds the framework's error (title and noun name v).
 func encodeValue(typ tftypes.Type, v tftypes.Value, title, noun string, diags *diag.Diagnostics) *tfprotov6.DynamicValue {
 	dv, err := tfprotov6.NewDynamicValue(typ, v)
 	if err != nil {
@@ -261,8 +256,7 @@ func encodeValue(typ tftypes.Type, v tftypes.Value, title, noun string, diags *d
 	return &dv
 }
 
-// configureFailed is the framework's answer to a call whose Configure
-// failed: its diagnostics alone (ConfigureFailure).
+// configureFailed answers a call whose Configure failed (ConfigureFailure).
 func configureFailed(ctx context.Context, diags diag.Diagnostics) []*tfprotov6.Diagnostic {
 	return protoDiagnostics(ctx, diags)
 }
@@ -280,9 +274,8 @@ func privateData(private []byte) (Private, bool) {
 	return m, true
 }
 
-// providerDataType is the framework's provider private state type, that of
-// ModifyPlanResponse.Private; its package is internal, so newProviderData and
-// encodeProviderData reach it by reflection (PrivateEnvelope).
+// providerDataType is that of ModifyPlanResponse.Private, of an internal
+// package: newProviderData and encodeProviderData reach it by reflection.
 var providerDataType = reflect.TypeOf(resource.ModifyPlanResponse{}.Private)
 
 // newProviderData sets *field (a ModifyPlanRequest's Private) to an empty

@@ -11,34 +11,22 @@ import (
 )
 
 func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	if t := s.target(typeName(req)); t != nil {
-		if !s.off[shortcutPlanUnchanged] {
-			if resp, ok := planUnchanged(ctx, t, req); ok {
-				return resp, nil
-			}
+	if t := s.target(req.TypeName); t != nil && !s.off[shortcutPlanUnchanged] {
+		if resp, ok := planUnchanged(ctx, t, req); ok {
+			return resp, nil
 		}
-		if !s.off[shortcutPlanCreate] {
-			if resp, ok := s.planCreate(ctx, t, req); ok {
-				return resp, nil
-			}
+	}
+	if t := s.target(req.TypeName); t != nil && !s.off[shortcutPlanCreate] {
+		if resp, ok := s.planCreate(ctx, t, req); ok {
+			return resp, nil
 		}
 	}
 	return s.ProviderServerWithListResource.PlanResourceChange(ctx, req)
 }
 
-func typeName(req *tfprotov6.PlanResourceChangeRequest) string {
-	if req == nil {
-		return ""
-	}
-	return req.TypeName
-}
-
-// planCreate plans a new resource with the framework's steps for a
-// resource without prior state (createPlan), then the resource's own
-// ModifyPlan, as the framework calls it. Once Configure has run, the answer
-// is the shortcut's, diagnostics, replacements and deferral included
-// (planResponse): handing the call on would run ModifyPlan, and the reads
-// and verdicts in it, a second time.
+// planCreate plans a new resource as the framework does (createPlan, then
+// the resource's ModifyPlan). Once Configure has run, the answer is the
+// shortcut's (planResponse): the framework would run ModifyPlan again.
 func (s *server) planCreate(ctx context.Context, t *target, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
 	if req.PriorState == nil || !isMsgPackNil(req.PriorState.MsgPack) || len(req.PriorPrivate) > 0 ||
 		(req.PriorIdentity != nil && given(req.PriorIdentity.IdentityData)) || given(req.ProviderMeta) ||
@@ -97,9 +85,8 @@ func planUnchanged(ctx context.Context, t *target, req *tfprotov6.PlanResourceCh
 	}, true
 }
 
-// defaultsHold reports whether every attribute with a default is either
-// configured or already holds its default in the proposed state. Only the
-// top level of the two objects is read.
+// defaultsHold reports whether every attribute with a default is configured
+// or holds its default in the proposed state.
 func defaultsHold(info *schemaInfo, config, proposed *tfprotov6.DynamicValue) bool {
 	if len(info.defaults) == 0 {
 		return true

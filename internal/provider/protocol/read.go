@@ -12,14 +12,12 @@ import (
 )
 
 func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
-	if req != nil && !s.off[shortcutRead] {
-		if t := s.target(req.TypeName); t != nil {
-			resp, next, ok := s.readUnchanged(ctx, t, req)
-			if ok {
-				return resp, nil
-			}
-			ctx = next
+	if t := s.target(req.TypeName); t != nil && !s.off[shortcutRead] {
+		resp, next, ok := s.readUnchanged(ctx, t, req)
+		if ok {
+			return resp, nil
 		}
+		ctx = next
 	}
 	return s.ProviderServerWithListResource.ReadResource(ctx, req)
 }
@@ -105,10 +103,9 @@ func topLevelStrings(b []byte) (map[string]string, error) {
 	return strs, err
 }
 
-// topLevelScalars reads the attributes at the top level of a MessagePack
-// object that names holds (all for nil) and whose value is a string, a bool,
-// null (nil) or unknown (unknownScalar), skipping every other value
-// undecoded.
+// topLevelScalars reads the top-level attributes of a MessagePack object
+// that names holds (all for nil) and are a string, bool, null (nil) or
+// unknown (unknownScalar); every other value is skipped undecoded.
 func topLevelScalars(b []byte, names map[string]tftypes.Value) (map[string]any, error) {
 	dec := msgpack.NewDecoder(bytes.NewReader(b))
 	n, err := dec.DecodeMapLen()

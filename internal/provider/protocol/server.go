@@ -27,9 +27,8 @@
 //     serves them only from a server that implements them all
 //     (TestServer_AnnouncesNoDestroyPlansAndServesLists).
 //
-// The package knows no resource type: it uses the framework's interfaces,
-// UnchangedPlanner and UnchangedReader. Each shortcut's answer logs a TRACE
-// line.
+// It knows no resource type: it uses the framework's interfaces,
+// UnchangedPlanner and UnchangedReader. Each shortcut answer is a TRACE line.
 package protocol
 
 import (
@@ -52,8 +51,7 @@ import (
 )
 
 // EnvVar turns every shortcut off when set to "off" (or "false", "0", "no"),
-// or the ones it lists, comma-separated, by name (Names), for measuring what
-// each one buys.
+// or the ones it lists by name (Names), to measure what each one buys.
 const EnvVar = "DECKHOUSE_PROVIDER_SHORTCUTS"
 
 // The shortcuts' names in EnvVar.
@@ -65,8 +63,7 @@ const (
 	shortcutUpgrade       = "upgrade"
 )
 
-// Names are the shortcuts' names in EnvVar, in the order of the package
-// comment.
+// Names are the shortcuts' names in EnvVar.
 func Names() []string {
 	return []string{shortcutValidate, shortcutRead, shortcutPlanUnchanged, shortcutPlanCreate, shortcutUpgrade}
 }
@@ -93,9 +90,8 @@ type Resource struct {
 	New      func() resource.Resource
 }
 
-// Private is the provider's keys of the framework's private state and their
-// values (an alias: a resource implements the interfaces below without
-// importing this package).
+// Private is the provider's keys of the private state and their values (an
+// alias: a resource implements the interfaces below without this package).
 type Private = map[string][]byte
 
 // UnchangedPlanner is a resource whose ModifyPlan leaves a plan equal to the
@@ -118,10 +114,9 @@ type UnchangedReader interface {
 		identity map[string]string, diags diag.Diagnostics, next context.Context, ok bool)
 }
 
-// New returns the framework's server behind this package's for the given
-// resource types. providerData returns what the provider's Configure handed
-// to resources, nil before it ran (the shortcuts that configure a resource
-// answer only after it).
+// New returns the framework's server behind this package's for resources.
+// providerData is what the provider's Configure handed to resources, nil
+// before it ran.
 func New(framework tfprotov6.ProviderServerWithListResource, providerData func() any, resources ...Resource) tfprotov6.ProviderServerWithListResource {
 	s := &server{ProviderServerWithListResource: framework, providerData: providerData, types: map[string]*target{}, off: disabled()}
 	for _, r := range resources {
@@ -156,8 +151,7 @@ func (s *server) schemaOf(typeName string) *schemaInfo {
 	return t.info
 }
 
-// target returns the resource type a request names when the shortcuts
-// answer for it, or nil.
+// target is the resource type named when the shortcuts answer for it.
 func (s *server) target(typeName string) *target {
 	if info := s.schemaOf(typeName); info == nil || info.err != nil {
 		return nil
@@ -165,10 +159,9 @@ func (s *server) target(typeName string) *target {
 	return s.types[typeName]
 }
 
-// configure returns a new resource of t configured as the framework
-// configures one for each call, and Configure's diagnostics (a shortcut
-// answers an error alone: configureFailed). ok is false, nothing run, before
-// the provider is configured: the call then goes to the framework.
+// configure returns a new resource of t configured as the framework does for
+// each call, and Configure's diagnostics; ok is false, nothing run, before
+// the provider is configured.
 func (s *server) configure(ctx context.Context, t *target) (resource.Resource, diag.Diagnostics, bool) {
 	data := s.providerData()
 	if data == nil {
@@ -296,9 +289,5 @@ var (
 // hasDefault reports whether a schema attribute sets a Default.
 func hasDefault(a any) bool {
 	v := reflect.ValueOf(a)
-	if v.Kind() != reflect.Struct {
-		return false
-	}
-	f := v.FieldByName("Default")
-	return f.IsValid() && (f.Kind() == reflect.Interface || f.Kind() == reflect.Pointer) && !f.IsNil()
+	return v.Kind() == reflect.Struct && v.FieldByName("Default").IsValid() && !v.FieldByName("Default").IsZero()
 }

@@ -11,25 +11,20 @@ import (
 )
 
 func (s *server) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
-	if req != nil && !s.off[shortcutUpgrade] {
-		if t := s.target(req.TypeName); t != nil {
-			if resp, ok := upgradeCurrent(ctx, t, req); ok {
-				return resp, nil
-			}
+	if t := s.target(req.TypeName); t != nil && !s.off[shortcutUpgrade] {
+		if resp, ok := upgradeCurrent(ctx, t, req); ok {
+			return resp, nil
 		}
 	}
 	return s.ProviderServerWithListResource.UpgradeResourceState(ctx, req)
 }
 
 // upgradeCurrent answers the upgrade of a state of the current schema
-// version, asked for every resource a CLI refreshes, which the framework
-// decodes with the schema's type (ignoring attributes the schema lacks) and
-// encodes again without calling the resource. The CLIs decode a JSON answer
-// as the framework does, missing attributes as null: when every attribute
-// the JSON holds, at every level, is one the schema has (jsonFits), the
-// answer is the JSON, unread. Any other state goes to the framework: one
-// with an attribute the schema no longer has, another version (its
-// upgraders), a flatmap.
+// version, asked for every resource a CLI refreshes, with its JSON, unread,
+// when every attribute it holds, at every level, is one the schema has
+// (jsonFits): the framework would decode it with the schema's type and
+// encode it again, and the CLIs decode a JSON answer as it does. Any other
+// state goes to the framework.
 func upgradeCurrent(ctx context.Context, t *target, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, bool) {
 	info := t.info
 	if req.RawState == nil || req.RawState.JSON == nil || req.Version != info.schema.GetVersion() || !jsonFits(req.RawState.JSON, info.typ) {
@@ -39,9 +34,8 @@ func upgradeCurrent(ctx context.Context, t *target, req *tfprotov6.UpgradeResour
 	return &tfprotov6.UpgradeResourceStateResponse{UpgradedState: &tfprotov6.DynamicValue{JSON: req.RawState.JSON}}, true
 }
 
-// jsonFits reports whether a JSON state holds only attributes typ has, at
-// every object level typ describes, and values of the kinds typ says (a
-// dynamic value is not looked into: it carries its own type).
+// jsonFits reports whether JSON holds only attributes and values of the
+// kinds typ has (a dynamic value carries its own type).
 func jsonFits(raw []byte, typ tftypes.Type) bool {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()

@@ -12,25 +12,20 @@ import (
 )
 
 func (s *server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
-	if req != nil && !s.off[shortcutValidate] {
-		if t := s.target(req.TypeName); t != nil {
-			if resp, ok := s.validate(ctx, t, req); ok {
-				tflog.Trace(ctx, "validation of a resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
-				return resp, nil
-			}
+	if t := s.target(req.TypeName); t != nil && !s.off[shortcutValidate] {
+		if resp, ok := s.validate(ctx, t, req); ok {
+			tflog.Trace(ctx, "validation of a resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
+			return resp, nil
 		}
 	}
 	return s.ProviderServerWithListResource.ValidateResourceConfig(ctx, req)
 }
 
-// errUnsupportedValidation marks a schema with validation the validation
-// shortcut does not run.
 var errUnsupportedValidation = errors.New("validation not supported by the validation shortcut")
 
-// validate answers the validation of a configuration the schema's rules
-// find nothing in (schemaSilent, before any resource method runs) with the
-// diagnostics of the resource's part of it (validateResource). Any other
-// goes to the framework, which reports what the rules find.
+// validate answers the validation of a configuration the schema's rules find
+// nothing in (schemaSilent) with the diagnostics of the resource's part of it
+// (validateResource); the framework reports what the rules find.
 func (s *server) validate(ctx context.Context, t *target, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, bool) {
 	info := t.info
 	if info.validateErr != nil || req.Config == nil || len(req.Config.JSON) > 0 {
@@ -52,12 +47,9 @@ func (s *server) validate(ctx context.Context, t *target, req *tfprotov6.Validat
 }
 
 // checkValidation reports validation schemaSilent does not run: validators
-// on anything but strings, validators of a nested attribute a configuration
-// can set (schemaSilent leaves every configuration that sets one to the
-// framework, which validates what is nested), and blocks other than single
-// nested blocks of plain string attributes.
-// Computed-only attributes are not looked into: a configuration cannot set
-// them, so their nested attributes are never validated.
+// of a configurable attribute other than a string (schemaSilent leaves a
+// configuration that sets a nested one to the framework), blocks other than
+// single nested blocks of plain strings.
 func checkValidation(s schema.Schema) error {
 	for _, a := range s.Attributes {
 		if a.IsComputed() && !a.IsOptional() {
