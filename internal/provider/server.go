@@ -14,10 +14,15 @@ import (
 func ProtocolServer(version string) func() tfprotov6.ProviderServer {
 	return func() tfprotov6.ProviderServer {
 		p := &DeckhouseProvider{version: version}
-		// The framework's server serves the list RPCs too; the plugin server
-		// serves them only from a server that implements them all.
-		framework := providerserver.NewProtocol6(p)().(tfprotov6.ProviderServerWithListResource)
-		return protocol.New(framework, p.resourceData, protocol.Resource{TypeName: application.TypeName, New: application.NewResource})
+		framework := providerserver.NewProtocol6(p)()
+		// The framework's server serves the list RPCs too, and the plugin
+		// server serves them only from one that implements them all; a
+		// framework without them would be served alone.
+		lists, ok := framework.(tfprotov6.ProviderServerWithListResource)
+		if !ok {
+			return framework
+		}
+		return protocol.New(lists, p.resourceData, protocol.Resource{TypeName: application.TypeName, New: application.NewResource})
 	}
 }
 

@@ -49,14 +49,12 @@ import (
 //  9. ConfigureFailure: an error of Configure ends a call with its
 //     diagnostics alone (configureFailed).
 //  10. DestroyPlanIsPriorPrivateAndIdentity: the framework's destroy plan is
-//     the null state, the prior private state and identity (destroy.go).
+//     the null state, the prior private state and identity.
 
-// validateResource runs the resource's part of the framework's
-// ValidateResourceConfig on r (ValidationOrder; schemaInfoOf checked that r
-// has Configure and ValidateConfig).
-func validateResource(ctx context.Context, r resource.Resource, data any, req resource.ValidateConfigRequest) diag.Diagnostics {
+// validateResource runs the resource's part of a validation (ValidationOrder).
+func validateResource(ctx context.Context, r shortcutResource, data any, req resource.ValidateConfigRequest) diag.Diagnostics {
 	var resp resource.ConfigureResponse
-	r.(resource.ResourceWithConfigure).Configure(ctx, resource.ConfigureRequest{ProviderData: data}, &resp)
+	r.Configure(ctx, resource.ConfigureRequest{ProviderData: data}, &resp)
 	diags := resp.Diagnostics
 	if diags.HasError() {
 		return diags
@@ -69,7 +67,7 @@ func validateResource(ctx context.Context, r resource.Resource, data any, req re
 		}
 	}
 	var vresp resource.ValidateConfigResponse
-	r.(resource.ResourceWithValidateConfig).ValidateConfig(ctx, req, &vresp)
+	r.ValidateConfig(ctx, req, &vresp)
 	return append(diags, vresp.Diagnostics...)
 }
 

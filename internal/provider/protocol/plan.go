@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -51,7 +50,7 @@ func (s *server) planCreate(ctx context.Context, t *target, req *tfprotov6.PlanR
 		return &tfprotov6.PlanResourceChangeResponse{Diagnostics: configureFailed(ctx, cdiags)}, true
 	}
 	mreq, mresp := modifyPlanRequest(info, req.ClientCapabilities, cfgVal, tftypes.NewValue(info.typ, plan), cdiags)
-	r.(resource.ResourceWithModifyPlan).ModifyPlan(ctx, mreq, mresp) // schemaInfoOf checked the interface
+	r.ModifyPlan(ctx, mreq, mresp)
 	tflog.Trace(ctx, "plan of a new resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
 	return planResponse(ctx, info, mresp), true
 }

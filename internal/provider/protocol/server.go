@@ -95,8 +95,7 @@ type Resource struct {
 type Private = map[string][]byte
 
 // UnchangedPlanner is a resource whose ModifyPlan leaves a plan equal to the
-// prior state alone unless PlanUnchanged says its private state asks for
-// more.
+// prior state alone unless PlanUnchanged says its private state asks more.
 type UnchangedPlanner interface {
 	PlanUnchanged(private Private) bool
 }
@@ -162,15 +161,21 @@ func (s *server) target(typeName string) *target {
 // configure returns a new resource of t configured as the framework does for
 // each call, and Configure's diagnostics; ok is false, nothing run, before
 // the provider is configured.
-func (s *server) configure(ctx context.Context, t *target) (resource.Resource, diag.Diagnostics, bool) {
+func (s *server) configure(ctx context.Context, t *target) (shortcutResource, diag.Diagnostics, bool) {
 	data := s.providerData()
-	if data == nil {
+	r, ok := t.New().(shortcutResource)
+	if data == nil || !ok {
 		return nil, nil, false
 	}
-	r := t.New()
 	var resp resource.ConfigureResponse
-	r.(resource.ResourceWithConfigure).Configure(ctx, resource.ConfigureRequest{ProviderData: data}, &resp) // schemaInfoOf checked the interface
+	r.Configure(ctx, resource.ConfigureRequest{ProviderData: data}, &resp)
 	return r, resp.Diagnostics, true
+}
+
+type shortcutResource interface { // what the shortcuts call of a resource
+	resource.ResourceWithConfigure
+	resource.ResourceWithModifyPlan
+	resource.ResourceWithValidateConfig
 }
 
 // isMsgPackNil reports whether a MessagePack value is nil (a null object).
@@ -227,10 +232,7 @@ func schemaInfoOf(ctx context.Context, r resource.Resource) *schemaInfo {
 	info := schemaInfoFromSchema(ctx, resp.Schema)
 	info.identitySchema = idResp.IdentitySchema
 	info.identity = idResp.IdentitySchema.Type().TerraformType(ctx)
-	_, c := r.(resource.ResourceWithConfigure)
-	_, m := r.(resource.ResourceWithModifyPlan)
-	_, v := r.(resource.ResourceWithValidateConfig)
-	if !c || !m || !v {
+	if _, ok := r.(shortcutResource); !ok {
 		info.err = errMissingInterface
 	}
 	return info

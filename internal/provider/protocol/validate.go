@@ -28,7 +28,8 @@ var errUnsupportedValidation = errors.New("validation not supported by the valid
 // (validateResource); the framework reports what the rules find.
 func (s *server) validate(ctx context.Context, t *target, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, bool) {
 	info := t.info
-	if info.validateErr != nil || req.Config == nil || len(req.Config.JSON) > 0 {
+	r, ok := t.New().(shortcutResource)
+	if !ok || info.validateErr != nil || req.Config == nil || len(req.Config.JSON) > 0 {
 		return nil, false
 	}
 	cfgVal, err := req.Config.Unmarshal(info.typ)
@@ -40,7 +41,7 @@ func (s *server) validate(ctx context.Context, t *target, req *tfprotov6.Validat
 	if !schemaSilent(ctx, info, config, writeOnlyAllowed) {
 		return nil, false
 	}
-	diags := validateResource(ctx, t.New(), s.providerData(), resource.ValidateConfigRequest{
+	diags := validateResource(ctx, r, s.providerData(), resource.ValidateConfigRequest{
 		Config: config, ClientCapabilities: resource.ValidateConfigClientCapabilities{WriteOnlyAttributesAllowed: writeOnlyAllowed},
 	})
 	return &tfprotov6.ValidateResourceConfigResponse{Diagnostics: protoDiagnostics(ctx, diags)}, true
