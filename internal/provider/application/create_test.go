@@ -1,16 +1,19 @@
 package application
 
 import (
+	"context"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 // Create records the planned state with only the attributes of createFills
-// encoded again: a create changes no other attribute of the plan.
+// encoded again (setModelOver): a create changes no other attribute of the
+// plan's model.
 func TestCreate_ChangesOnlyTheAttributesOfCreateFills(t *testing.T) {
 	noRepo := demoConfig(map[string]any{"replicas": 2})
 	noRepo.PackageRepositoryName = types.StringNull()
@@ -29,20 +32,24 @@ func TestCreate_ChangesOnlyTheAttributesOfCreateFills(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := newHarness(t)
-			st := h.planAndApply(nil, nil, cfg)
-			if st.apply == nil || hasError(st.apply.Diagnostics) {
-				t.Fatalf("create failed: %s", diagText(st.plan.Diagnostics))
-			}
-			var planned, recorded map[string]tftypes.Value
-			if err := decodeModel(t, st.plan.PlannedState).As(&planned); err != nil {
+			null, err := tfprotov6.NewDynamicValue(stateType(), tftypes.NewValue(stateType(), nil))
+			if err != nil {
 				t.Fatal(err)
 			}
-			if err := decodeModel(t, st.apply.NewState).As(&recorded); err != nil {
-				t.Fatal(err)
+			resp, err := h.srv.PlanResourceChange(context.Background(), &tfprotov6.PlanResourceChangeRequest{TypeName: TypeName,
+				PriorState: &null, ProposedNewState: encodeModel(t, proposed(nil, cfg)), Config: encodeModel(t, cfg)})
+			if err != nil || hasError(resp.Diagnostics) {
+				t.Fatalf("plan: %v %s", err, diagText(resp.Diagnostics))
 			}
-			for attr, v := range recorded {
-				if !v.Equal(planned[attr]) && !fills[attr] {
-					t.Errorf("create changed %s (not in createFills): planned %v, recorded %v", attr, planned[attr], v)
+			plan := h.model(resp.PlannedState)
+			planned := plan
+			w := (&Resource{data: h.p.data}).create(context.Background(), &plan, cfg.SensitiveSettings)
+			if w.diags.HasError() || !w.recorded {
+				t.Fatalf("create failed: %v", w.diags)
+			}
+			for _, n := range attributeNames {
+				if !fills[n] && !plan.get(n).Equal(planned.get(n)) {
+					t.Errorf("create changed %s (not in createFills): planned %v, recorded %v", n, planned.get(n), plan.get(n))
 				}
 			}
 		})
