@@ -67,13 +67,13 @@ func setModel(ctx context.Context, dst setter, m *applicationModel) diag.Diagnos
 }
 
 // setModelOver stores m in the state dst as setModel does, for an m decoded
-// from base of which only the attributes names may have changed: those are
-// encoded again, the others kept as base holds them. The value is of the
-// schema's type (modelObject's), which Set would check against the schema's,
-// built again for the check.
-func setModelOver(ctx context.Context, dst *tfsdk.State, base tftypes.Value, m *applicationModel, names []string) diag.Diagnostics {
+// from base, the planned state of a create, which changes only the
+// attributes of createFills: those are encoded again, the others kept as
+// base holds them. The value is of the schema's type (modelObject's), which
+// Set would check against the schema's, built again for the check.
+func setModelOver(ctx context.Context, dst *tfsdk.State, base tftypes.Value, m *applicationModel) diag.Diagnostics {
 	if o, err := modelObject(); err == nil {
-		if v, err := o.EncodeOver(ctx, base, m, names...); err == nil {
+		if v, err := o.EncodeOver(ctx, base, m, createFills...); err == nil {
 			dst.Raw = v
 			return nil
 		}

@@ -103,7 +103,7 @@ func (w *writeOutcome) record(ctx context.Context, plan *applicationModel, state
 		return diags
 	}
 	if w.over.Type() != nil {
-		diags.Append(setModelOver(ctx, state, w.over, plan, createFills)...)
+		diags.Append(setModelOver(ctx, state, w.over, plan)...)
 	} else {
 		diags.Append(setModel(ctx, state, plan)...)
 	}
