@@ -42,11 +42,11 @@ func TestLayers_ImportRules(t *testing.T) {
 		{pkg: "internal/localdp", mayNot: terraform, onlyOwn: []string{"internal/engine", "internal/dpapi"}},
 		// The Terraform adapter talks to the cluster through dpclient only.
 		{pkg: "internal/provider", mayNot: []string{"k8s.io/client-go"}},
-		// Inside it, one layer per package: the shortcuts know no resource
-		// type and nothing of the project; conversion and diagnostics know
+		// Inside it, one layer per package: the protocol server knows no
+		// resource type and nothing of the project; conversion and diagnostics know
 		// the engine only; the resource, the data sources and the functions
 		// do not import each other.
-		{pkg: "internal/provider/fastpath", mayNot: kube, onlyOwn: []string{}},
+		{pkg: "internal/provider/protocol", mayNot: kube, onlyOwn: []string{}},
 		{pkg: "internal/provider/convert", mayNot: kube, onlyOwn: []string{"internal/engine"}},
 		{pkg: "internal/provider/diagnostics", mayNot: kube, onlyOwn: []string{"internal/engine"}},
 		{pkg: "internal/provider/providerdata", onlyOwn: []string{"internal/dpclient"}},

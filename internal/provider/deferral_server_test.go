@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/fastpath"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/protocol"
 )
 
 // Under a provider configuration that is not wholly known, a client that
@@ -41,7 +41,7 @@ func TestProtocolServer_DefersWhenTheClientAllowsAndTheConfigurationIsUnknown(t 
 			{"wholly known, deferral allowed", map[string]tftypes.Value{"host": knownHost}, true, false},
 		} {
 			t.Run("shortcuts "+shortcuts+"/"+tc.name, func(t *testing.T) {
-				t.Setenv(fastpath.EnvVar, map[string]string{"on": "", "off": "off"}[shortcuts])
+				t.Setenv(protocol.EnvVar, map[string]string{"on": "", "off": "off"}[shortcuts])
 				ctx := context.Background()
 				s := ProtocolServer("test")()
 				schemas, err := s.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})

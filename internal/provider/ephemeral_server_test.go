@@ -10,7 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/fastpath"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/protocol"
 )
 
 // The protocol server forwards every ephemeral resource RPC to the
@@ -36,12 +36,9 @@ func TestProtocolServer_EphemeralRPCsReachTheFramework(t *testing.T) {
 	const typeName = "deckhouse_application"
 	for _, shortcuts := range []string{"on", "off"} {
 		t.Run("shortcuts "+shortcuts, func(t *testing.T) {
-			t.Setenv(fastpath.EnvVar, map[string]string{"on": "", "off": "off"}[shortcuts])
+			t.Setenv(protocol.EnvVar, map[string]string{"on": "", "off": "off"}[shortcuts])
 			ctx := context.Background()
 			s := ProtocolServer("test")()
-			if fastpath.Enabled() != (shortcuts == "on") {
-				t.Fatalf("shortcuts %s: fastpath.Enabled() is %v", shortcuts, fastpath.Enabled())
-			}
 
 			md, err := s.GetMetadata(ctx, &tfprotov6.GetMetadataRequest{})
 			if err != nil || !hasEphemeral(md.EphemeralResources, typeName) {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/fastpath"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/protocol"
 )
 
 // The shortcut sweep (-shortcut-sweep) measures what each of the provider's
@@ -20,7 +20,7 @@ import (
 // configuration gives the run-to-run noise each saving is judged against.
 
 // sweepConfig is one configuration of the sweep: its name and the value of
-// fastpath.EnvVar that makes it.
+// protocol.EnvVar that makes it.
 type sweepConfig struct {
 	Name string
 	Env  string
@@ -133,7 +133,7 @@ type sweepRun struct {
 func (b *bench) measureSweep(ctx context.Context, n int) []sweepRun {
 	lay := layout{N: n, P: b.o.p, NS: b.o.ns}
 	config := deckhouseConfig(lay.apps(), providerOptions{ConfigPath: b.cluster.KubeconfigPath(), QPS: b.o.qps, Burst: b.o.burst})
-	plan, err := sweepPlan(fastpath.Names(), b.o.sweepOnly)
+	plan, err := sweepPlan(protocol.Names(), b.o.sweepOnly)
 	if len(b.o.sweepBins) > 0 {
 		plan, err = b.binaryConfigs()
 	}
@@ -150,7 +150,7 @@ func (b *bench) measureSweep(ctx context.Context, n int) []sweepRun {
 		if sc.bin != nil {
 			runner, exe = *sc.bin.runner, sc.bin.exe
 		}
-		runner.env = append(slices.Clone(runner.env), fastpath.EnvVar+"="+sc.Env)
+		runner.env = append(slices.Clone(runner.env), protocol.EnvVar+"="+sc.Env)
 		c := &configRun{kind: "deckhouse", runner: &runner, exe: exe, provider: true, out: map[string]*phaseResult{}, config: config}
 		c.dir = filepath.Join(b.work, fmt.Sprintf("n%d", n), fmt.Sprintf("sweep-%02d", i))
 		c.log = filepath.Join(c.dir, "cli.log")
@@ -307,7 +307,7 @@ func renderSweep(n int, runs []sweepRun) string {
 func renderVerdicts(runs []sweepRun, st sweepStats) string {
 	var b strings.Builder
 	b.WriteString("\nVerdicts (a shortcut pays when its saving exceeds the noise in some phase and measure):\n\n")
-	for _, name := range fastpath.Names() {
+	for _, name := range protocol.Names() {
 		var pays []string
 		for _, r := range runs {
 			if r.Config.Name != name {
@@ -368,7 +368,7 @@ func sweepCell(r sweepRun, ph string, m sweepMeasure, st sweepStats) string {
 // larger spread of either's runs); "" when there are none.
 func renderLeaveOneOut(runs []sweepRun) string {
 	var b strings.Builder
-	for _, name := range fastpath.Names() {
+	for _, name := range protocol.Names() {
 		cfg := sweepOn + " but " + name
 		var cells []string
 		for _, m := range sweepMeasures {

@@ -109,8 +109,7 @@ type attribute struct {
 	skip map[string]bool
 	// refresh: a refresh fills it from the Application (fromObject).
 	refresh bool
-	// deleteReads: Delete reads it of the state (DeleteValues decodes only
-	// these).
+	// deleteReads: Delete reads it of the state (it decodes only these).
 	deleteReads bool
 	// secret: it may hold values of spec.settings, so an import, a list
 	// result and a move leave it null (unless import_settings = "read").

@@ -9,35 +9,22 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
+// Delete deletes the Application of the prior state, of which it decodes only
+// the attributes of deleteReads.
 func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state applicationModel
-	resp.Diagnostics.Append(getModel(ctx, req.State, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
+	if o, err := modelObject(); err != nil || o.DecodeOnly(ctx, req.State.Raw, &state, deleteReads...) != nil {
+		resp.Diagnostics.Append(getModel(ctx, req.State, &state)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
 	}
 	resp.Diagnostics.Append(r.deleteApp(ctx, &state, readPrivate(ctx, req.Private))...)
-}
-
-// DeleteValues is Delete on the prior state's value and the private state's
-// keys (the protocol shortcut of deletes asks this): it decodes only the
-// attributes of deleteReads. It declines, having done nothing, when the
-// state does not hold them.
-func (r *Resource) DeleteValues(ctx context.Context, prior tftypes.Value, private map[string][]byte) (diag.Diagnostics, bool) {
-	o, err := modelObject()
-	if err != nil {
-		return nil, false
-	}
-	var state applicationModel
-	if o.DecodeOnly(ctx, prior, &state, deleteReads...) != nil {
-		return nil, false
-	}
-	return r.deleteApp(ctx, &state, privateFromMap(private)), true
 }
 
 // deleteApp deletes the Application of state (of which it reads only the

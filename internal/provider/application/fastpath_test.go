@@ -15,12 +15,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/fastpath"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/protocol"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
 // The contract tests of this file's neighbours send the same requests to
-// the protocol shortcuts of package fastpath and to the framework's server,
+// the protocol shortcuts of package protocol and to the framework's server,
 // both serving this resource for a provider configured the same way, and
 // compare the answers.
 
@@ -87,33 +87,33 @@ func (p *testProvider) resourceData() any {
 // frameworkCalls counts the calls that reach the framework's server behind
 // the shortcuts: a call the shortcut answered never does.
 type frameworkCalls struct {
-	tfprotov6.ProviderServer
+	tfprotov6.ProviderServerWithListResource
 	n int
 }
 
 func (f *frameworkCalls) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
 	f.n++
-	return f.ProviderServer.ValidateResourceConfig(ctx, req)
+	return f.ProviderServerWithListResource.ValidateResourceConfig(ctx, req)
 }
 
 func (f *frameworkCalls) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	f.n++
-	return f.ProviderServer.PlanResourceChange(ctx, req)
+	return f.ProviderServerWithListResource.PlanResourceChange(ctx, req)
 }
 
 func (f *frameworkCalls) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
 	f.n++
-	return f.ProviderServer.UpgradeResourceState(ctx, req)
+	return f.ProviderServerWithListResource.UpgradeResourceState(ctx, req)
 }
 
 func (f *frameworkCalls) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	f.n++
-	return f.ProviderServer.ApplyResourceChange(ctx, req)
+	return f.ProviderServerWithListResource.ApplyResourceChange(ctx, req)
 }
 
 func (f *frameworkCalls) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
 	f.n++
-	return f.ProviderServer.ReadResource(ctx, req)
+	return f.ProviderServerWithListResource.ReadResource(ctx, req)
 }
 
 // servers are the shortcuts and the framework, each with its own provider
@@ -134,9 +134,9 @@ func newServers(t *testing.T, host, kubeconfig string) *servers {
 func newServersOf(t *testing.T, host, kubeconfig string, proto testProvider) *servers {
 	t.Helper()
 	p, fp := proto, proto
-	behind := &frameworkCalls{ProviderServer: providerserver.NewProtocol6(&p)()}
+	behind := &frameworkCalls{ProviderServerWithListResource: providerserver.NewProtocol6(&p)().(tfprotov6.ProviderServerWithListResource)}
 	s := &servers{
-		shortcut:  fastpath.New(behind, p.resourceData, fastpath.Resource{TypeName: TypeName, New: NewResource}),
+		shortcut:  protocol.New(behind, p.resourceData, protocol.Resource{TypeName: TypeName, New: NewResource}),
 		behind:    behind,
 		framework: providerserver.NewProtocol6(&fp)(),
 	}
@@ -207,11 +207,9 @@ func (s *servers) answered() bool {
 // default, plan modifier or validator they do not run) turns them off for
 // it, and fails here rather than in a benchmark.
 func TestShortcuts_CoverTheSchema(t *testing.T) {
-	if err := fastpath.Check(NewResource()); err != nil {
+	if err := protocol.Check(NewResource()); err != nil {
 		t.Fatal(err)
 	}
-	var _ fastpath.UnchangedPlanner = &Resource{}
-	var _ fastpath.UnchangedReader = &Resource{}
-	var _ fastpath.Creator = &Resource{}
-	var _ fastpath.Deleter = &Resource{}
+	var _ protocol.UnchangedPlanner = &Resource{}
+	var _ protocol.UnchangedReader = &Resource{}
 }

@@ -5,8 +5,10 @@ import (
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
@@ -62,4 +64,59 @@ func setModel(ctx context.Context, dst setter, m *applicationModel) diag.Diagnos
 		}
 	}
 	return dst.Set(ctx, m)
+}
+
+// setModelOver stores m in the state dst as setModel does, for an m decoded
+// from base, the planned state of a create, which changes only the
+// attributes of createFills: those are encoded again, the others kept as
+// base holds them. The value is of the schema's type (modelObject's), which
+// Set would check against the schema's, built again for the check.
+func setModelOver(ctx context.Context, dst *tfsdk.State, base tftypes.Value, m *applicationModel) diag.Diagnostics {
+	if o, err := modelObject(); err == nil {
+		if v, err := o.EncodeOver(ctx, base, m, createFills...); err == nil {
+			dst.Raw = v
+			return nil
+		}
+	}
+	return setModel(ctx, dst, m)
+}
+
+// sensitiveConfig is the configuration's sensitive_settings, read from its
+// value as config.GetAttribute reads it, without the framework's lookup of
+// the path in the schema and the value.
+func sensitiveConfig(ctx context.Context, config tfsdk.Config) (types.Dynamic, diag.Diagnostics) {
+	var attrs map[string]tftypes.Value
+	if config.Raw.IsKnown() && !config.Raw.IsNull() && config.Raw.As(&attrs) == nil {
+		if v, ok := attrs["sensitive_settings"]; ok {
+			if dv, err := types.DynamicType.ValueFromTerraform(ctx, v); err == nil {
+				if d, ok := dv.(types.Dynamic); ok {
+					return d, nil
+				}
+			}
+		}
+	}
+	var sensitive types.Dynamic
+	diags := config.GetAttribute(ctx, path.Root("sensitive_settings"), &sensitive)
+	return sensitive, diags
+}
+
+// identityTFType is the Terraform type of the resource's identity.
+var identityTFType = sync.OnceValue(func() tftypes.Type {
+	ctx := context.Background()
+	var resp resource.IdentitySchemaResponse
+	(&Resource{}).IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &resp)
+	return resp.IdentitySchema.Type().TerraformType(ctx)
+})
+
+// setIdentity stores the identity of m (namespace and name) in dst, as
+// dst.Set(ctx, applicationIdentity{...}) does, without Set's reflection and
+// the identity schema's type built again.
+func setIdentity(ctx context.Context, dst *tfsdk.ResourceIdentity, m *applicationModel) diag.Diagnostics {
+	ns, nsErr := m.Namespace.ToTerraformValue(ctx)
+	name, nameErr := m.Name.ToTerraformValue(ctx)
+	if nsErr != nil || nameErr != nil {
+		return dst.Set(ctx, applicationIdentity{Namespace: m.Namespace, Name: m.Name})
+	}
+	dst.Raw = tftypes.NewValue(identityTFType(), map[string]tftypes.Value{"namespace": ns, "name": name})
+	return nil
 }

@@ -7,7 +7,7 @@
 // refresh (read.go), delete (delete.go), the private state (privatestate.go),
 // the sensitive paths (paths.go), the redaction of sensitive values
 // (redact.go) and the resource's answers to the protocol shortcuts of
-// package fastpath (shortcuts.go).
+// package protocol (shortcuts.go).
 package application
 
 import (

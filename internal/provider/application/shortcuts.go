@@ -10,9 +10,9 @@ import (
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
-// The answers the protocol shortcuts (package fastpath) ask of the
+// The answers the protocol shortcuts (package protocol) ask of the
 // resource. They are checked against the framework's own pipeline by the
-// contract tests in fastpath_*_test.go.
+// contract tests in fastpath_*_test.go (the shortcuts of package protocol).
 
 // PlanUnchanged reports whether ModifyPlan leaves a plan equal to the prior
 // state alone: it does unless an update DP has not applied yet is pending,

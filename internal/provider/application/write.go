@@ -29,60 +29,23 @@ import (
 // dpclient.AnnotationPendingCreate: the next apply plans a create again, and
 // that create adopts it, so a failed create never becomes a tainted resource
 // that the next apply would delete and install again.
+//
+// It reads the plan and the configuration's sensitive_settings from their
+// values directly, and records the plan with only the attributes of
+// createFills encoded again (recordCreate): the framework's Get, GetAttribute
+// and Set would find the model's fields by reflection and convert every
+// value once more, for each of many Applications.
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan applicationModel
 	resp.Diagnostics.Append(getModel(ctx, req.Plan, &plan)...)
-	var sensitive types.Dynamic
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("sensitive_settings"), &sensitive)...)
+	sensitive, diags := sensitiveConfig(ctx, req.Config)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	w := r.createWithin(ctx, &plan, sensitive)
+	w.over = req.Plan.Raw
 	resp.Diagnostics.Append(w.record(ctx, &plan, &resp.State, resp.Private, resp.Identity)...)
-}
-
-// CreateValues is Create on the values of the request (the protocol
-// shortcut of creates asks this): the planned state, an object of the
-// schema's type, and the configuration's write-only values (sensitive_settings).
-// It returns the new state (null when nothing was recorded), the private
-// state's keys, the identity by attribute name and the diagnostics, as
-// Create would leave them. It declines (ok false), having done nothing, only
-// when the values do not decode into the model.
-func (r *Resource) CreateValues(ctx context.Context, planned tftypes.Value, writeOnly map[string]tftypes.Value) (
-	state tftypes.Value, private map[string][]byte, identity map[string]string, diags diag.Diagnostics, ok bool,
-) {
-	o, err := modelObject()
-	if err != nil {
-		return state, nil, nil, nil, false
-	}
-	var plan applicationModel
-	if o.Decode(ctx, planned, &plan) != nil {
-		return state, nil, nil, nil, false
-	}
-	sensitiveVal, given := writeOnly["sensitive_settings"]
-	if !given {
-		return state, nil, nil, nil, false
-	}
-	sv, err := types.DynamicType.ValueFromTerraform(ctx, sensitiveVal)
-	sensitive, isDynamic := sv.(types.Dynamic)
-	if err != nil || !isDynamic {
-		return state, nil, nil, nil, false
-	}
-	w := r.createWithin(ctx, &plan, sensitive)
-	state, diags = tftypes.NewValue(o.Type(), nil), w.diags
-	if w.recorded || w.privateChanged {
-		private = w.private.encode()
-	}
-	if !w.recorded {
-		return state, private, nil, diags, true
-	}
-	recorded, err := o.EncodeOver(ctx, planned, &plan, createFills...)
-	if err != nil {
-		diags.AddError("Cannot record "+describe(&plan), "The state of the created Application cannot be encoded: "+err.Error()+".")
-		return state, private, nil, diags, true
-	}
-	identity = map[string]string{"namespace": plan.Namespace.ValueString(), "name": plan.Name.ValueString()}
-	return recorded, private, identity, diags, true
 }
 
 // createWithin creates within the create timeout.
@@ -125,6 +88,10 @@ type writeOutcome struct {
 	// also when privateChanged (an update that may have landed).
 	private        privateState
 	privateChanged bool
+	// over is the planned state of a create, which the plan model was
+	// decoded from: the state recorded is it with the attributes of
+	// createFills encoded again (a zero value: every attribute encoded).
+	over tftypes.Value
 }
 
 // record returns a write's diagnostics and, when the write was recorded,
@@ -137,9 +104,13 @@ func (w *writeOutcome) record(ctx context.Context, plan *applicationModel, state
 	if !w.recorded {
 		return diags
 	}
-	diags.Append(setModel(ctx, state, plan)...)
+	if w.over.Type() != nil {
+		diags.Append(setModelOver(ctx, state, w.over, plan)...)
+	} else {
+		diags.Append(setModel(ctx, state, plan)...)
+	}
 	if identity != nil {
-		diags.Append(identity.Set(ctx, applicationIdentity{Namespace: plan.Namespace, Name: plan.Name})...)
+		diags.Append(setIdentity(ctx, identity, plan)...)
 	}
 	return diags
 }

@@ -1,12 +1,10 @@
-package fastpath
+package protocol
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -92,65 +90,6 @@ func TestFrameworkBehaviour_PlanAnswer(t *testing.T) {
 	samePlan(t, x.got, x.want)
 }
 
-func TestFrameworkBehaviour_CreateAnswer(t *testing.T) {
-	if _, ok := any(probeNoImport{}).(resource.ResourceWithImportState); ok {
-		t.Fatal("probeNoImport implements ImportState")
-	}
-	for name, cfg := range map[string]*probeConfig{
-		"created":                        {createPrivate: map[string]string{"k": `"v"`}},
-		"no state without an error":      {createNull: true},
-		"no state, no ImportState":       {createNull: true, noImport: true},
-		"no identity without an error":   {createNoIdentity: true},
-		"no state after an error":        {createNull: true, create: noisy("Create")},
-		"an error and a private state":   {create: noisy("Create"), createPrivate: map[string]string{"k": `"v"`}},
-		"no identity, warning, no error": {createNoIdentity: true, create: warns("Create")},
-	} {
-		t.Run(name, func(t *testing.T) {
-			pp := newProbePair(t, cfg, true)
-			x := send(t, pp, createReq(t), tfprotov6.ProviderServer.ApplyResourceChange)
-			if !x.answeredByShortcut {
-				t.Fatal("the shortcut handed the create on")
-			}
-			sameApply(t, x.got, x.want)
-		})
-	}
-}
-
-func TestFrameworkBehaviour_WriteOnlyNull(t *testing.T) {
-	pp := newProbePair(t, &probeConfig{}, true)
-	x := send(t, pp, createReq(t), tfprotov6.ProviderServer.ApplyResourceChange)
-	sameApply(t, x.got, x.want)
-	v, err := x.got.NewState.Unmarshal(probeTyp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var attrs map[string]tftypes.Value
-	if err := v.As(&attrs); err != nil || !attrs["secret"].IsNull() {
-		t.Fatalf("the write-only value is in the created state: %v", v)
-	}
-}
-
-func TestFrameworkBehaviour_DeleteAnswer(t *testing.T) {
-	for name, cfg := range map[string]*probeConfig{
-		"deleted":      {},
-		"with warning": {delete: warns("Delete")},
-		"failed":       {delete: noisy("Delete")},
-	} {
-		// A destroy the CLI planned itself (the provider does not announce
-		// PlanDestroy) comes without a planned identity.
-		for _, identity := range []bool{true, false} {
-			t.Run(fmt.Sprintf("%s, planned identity %v", name, identity), func(t *testing.T) {
-				pp := newProbePair(t, cfg, true)
-				x := send(t, pp, deleteReq(t, identity), tfprotov6.ProviderServer.ApplyResourceChange)
-				if !x.answeredByShortcut {
-					t.Fatal("the shortcut handed the delete on")
-				}
-				sameApply(t, x.got, x.want)
-			})
-		}
-	}
-}
-
 func TestFrameworkBehaviour_PrivateEnvelope(t *testing.T) {
 	for name, private := range map[string]map[string]string{
 		"keys":           {"k": `"v"`, "n": `{"a":[1,2]}`},
@@ -160,19 +99,17 @@ func TestFrameworkBehaviour_PrivateEnvelope(t *testing.T) {
 		"restricted key": {".x": `"v"`, "k": `"v"`},
 	} {
 		t.Run(name, func(t *testing.T) {
-			pp := newProbePair(t, &probeConfig{createPrivate: private, planPrivate: private}, true)
+			pp := newProbePair(t, &probeConfig{planPrivate: private}, true)
 			plan := send(t, pp, createPlanReq(t, map[string]tftypes.Value{"name": str("a")}, true), tfprotov6.ProviderServer.PlanResourceChange)
 			samePlan(t, plan.got, plan.want)
-			create := send(t, pp, createReq(t), tfprotov6.ProviderServer.ApplyResourceChange)
-			sameApply(t, create.got, create.want)
 		})
 	}
 	// The shortcuts read what the framework wrote.
-	pp := newProbePair(t, &probeConfig{createPrivate: map[string]string{"k": `"v"`}}, true)
-	x := send(t, pp, createReq(t), tfprotov6.ProviderServer.ApplyResourceChange)
-	got, ok := privateData(x.want.Private)
+	pp := newProbePair(t, &probeConfig{planPrivate: map[string]string{"k": `"v"`}}, true)
+	x := send(t, pp, createPlanReq(t, map[string]tftypes.Value{"name": str("a")}, true), tfprotov6.ProviderServer.PlanResourceChange)
+	got, ok := privateData(x.want.PlannedPrivate)
 	if !ok || string(got["k"]) != `"v"` {
-		t.Fatalf("privateData(%q) = %q, %v", x.want.Private, got, ok)
+		t.Fatalf("privateData(%q) = %q, %v", x.want.PlannedPrivate, got, ok)
 	}
 }
 
@@ -204,28 +141,21 @@ func TestFrameworkBehaviour_NullIdentity(t *testing.T) {
 			t.Fatal("the shortcut handed the unchanged plan on")
 		}
 		samePlan(t, unchanged.got, unchanged.want)
-		deleted := send(t, pp, deleteReq(t, identity), tfprotov6.ProviderServer.ApplyResourceChange)
-		if !deleted.answeredByShortcut {
-			t.Fatal("the shortcut handed the delete on")
-		}
-		sameApply(t, deleted.got, deleted.want)
 	}
-	failed := newProbePair(t, &probeConfig{createNull: true, create: noisy("Create"), createNoIdentity: true}, true)
-	x := send(t, failed, createReq(t), tfprotov6.ProviderServer.ApplyResourceChange)
-	sameApply(t, x.got, x.want)
 }
 
 func TestFrameworkBehaviour_UpgradeCurrent(t *testing.T) {
-	for _, raw := range []string{
-		`{"name":"a","note":"n","id":"id-1","secret":null,"old":null}`,
-		`{"name":"a","id":"id-1"}`,
-		`{"name":"a","note":"n","id":"id-1","gone":{"x":[1]}}`,
+	for raw, fits := range map[string]bool{
+		`{"name":"a","note":"n","id":"id-1","secret":null,"old":null}`: true,
+		`{"name":"a","id":"id-1"}`:                                     true,
+		// An attribute the schema no longer has: the framework drops it.
+		`{"name":"a","note":"n","id":"id-1","gone":{"x":[1]}}`: false,
 	} {
 		pp := newProbePair(t, &probeConfig{}, true)
 		req := &tfprotov6.UpgradeResourceStateRequest{TypeName: probeType, Version: 0, RawState: &tfprotov6.RawState{JSON: []byte(raw)}}
 		x := send(t, pp, req, tfprotov6.ProviderServer.UpgradeResourceState)
-		if !x.answeredByShortcut {
-			t.Fatalf("%s: the shortcut handed the upgrade on", raw)
+		if x.answeredByShortcut != fits {
+			t.Fatalf("%s: answered by the shortcut %v, want %v", raw, x.answeredByShortcut, fits)
 		}
 		sameDiagnostics(t, x.got.Diagnostics, x.want.Diagnostics)
 		// A JSON answer is decoded by the CLI with the schema's type, as here.
@@ -252,11 +182,7 @@ func TestFrameworkBehaviour_ConfigureFailure(t *testing.T) {
 	sameDiagnostics(t, v.got.Diagnostics, v.want.Diagnostics)
 	p := send(t, pp, createPlanReq(t, map[string]tftypes.Value{"name": str("a")}, true), tfprotov6.ProviderServer.PlanResourceChange)
 	samePlan(t, p.got, p.want)
-	c := send(t, pp, createReq(t), tfprotov6.ProviderServer.ApplyResourceChange)
-	sameApply(t, c.got, c.want)
-	d := send(t, pp, deleteReq(t, true), tfprotov6.ProviderServer.ApplyResourceChange)
-	sameApply(t, d.got, d.want)
-	for _, x := range []bool{v.answeredByShortcut, p.answeredByShortcut, c.answeredByShortcut, d.answeredByShortcut} {
+	for _, x := range []bool{v.answeredByShortcut, p.answeredByShortcut} {
 		if !x {
 			t.Fatal("a shortcut handed a call on after Configure ran")
 		}

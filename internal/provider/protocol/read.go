@@ -1,4 +1,4 @@
-package fastpath
+package protocol
 
 import (
 	"bytes"
@@ -14,50 +14,37 @@ import (
 func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
 	// A client that allows deferred actions goes to the framework: the
 	// resource's Read may answer it with a deferral, ReadUnchanged does not.
-	if req != nil && !s.off[shortcutRead] && (req.ClientCapabilities == nil || !req.ClientCapabilities.DeferralAllowed) {
-		if t := s.target(req.TypeName); t != nil {
-			resp, next, ok := s.readUnchanged(ctx, t, req)
-			if ok {
-				return resp, nil
-			}
-			ctx = next
+	deferrable := req.ClientCapabilities != nil && req.ClientCapabilities.DeferralAllowed
+	if t := s.target(req.TypeName); t != nil && !s.off[shortcutRead] && !deferrable {
+		resp, next, ok := s.readUnchanged(ctx, t, req)
+		if ok {
+			return resp, nil
 		}
+		ctx = next
 	}
-	return s.ProviderServer.ReadResource(ctx, req)
+	return s.ProviderServerWithListResource.ReadResource(ctx, req)
 }
 
-// readUnchanged asks the configured resource whether a refresh changes
-// anything and, when nothing changed, answers with the current state and
-// private data as they came, and the diagnostics the resource's Read would
-// give: the framework would decode them, find Read left them alone, and
-// encode them again. The identity is the one the client sent when it sent
-// one (the resource's must equal it), else the one the resource's Read would
-// set: the framework fills a missing identity with what Read sets, for
-// clients that send none (Terraform before 1.12). Anything else (drift, a
-// deleted object, an error, a resource that does not implement
-// UnchangedReader) goes to the framework with the context the resource
-// returned (next, ctx when it was not asked), in which it hands over what it
-// read.
+// readUnchanged answers a refresh the configured resource's ReadUnchanged
+// finds unchanged with the state and private state as they came (the
+// framework would decode them, find Read left them alone, and encode them
+// again) and the diagnostics Read would give. The identity is the one the
+// client sent (the resource's must equal it), else the resource's, as the
+// framework fills a missing one (Terraform before 1.12). Anything else goes
+// to the framework in the context the resource returned (next).
 func (s *server) readUnchanged(ctx context.Context, t *target, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, context.Context, bool) {
 	cur := req.CurrentState
-	if cur == nil || len(cur.JSON) > 0 || len(cur.MsgPack) == 0 || isMsgPackNil(cur.MsgPack) {
+	if !given(cur) {
 		return nil, ctx, false
 	}
 	private, ok := privateData(req.Private)
-	if !ok {
-		return nil, ctx, false
-	}
-	info := t.info
 	strs, err := topLevelStrings(cur.MsgPack)
-	if err != nil {
+	if !ok || err != nil {
 		return nil, ctx, false
 	}
-	r, ok := s.configured(ctx, t)
-	if !ok {
-		return nil, ctx, false
-	}
-	reader, ok := r.(UnchangedReader)
-	if !ok {
+	r, cdiags, ok := s.configure(ctx, t)
+	reader, isReader := r.(UnchangedReader)
+	if !ok || len(cdiags) > 0 || !isReader {
 		return nil, ctx, false
 	}
 	identity, diags, next, ok := reader.ReadUnchanged(ctx, strs, private)
@@ -67,23 +54,17 @@ func (s *server) readUnchanged(ctx context.Context, t *target, req *tfprotov6.Re
 	if !ok || diags.HasError() {
 		return nil, next, false
 	}
-	newIdentity, ok := identityAnswer(info.identity, req.CurrentIdentity, identity)
+	newIdentity, ok := identityAnswer(t.info.identity, req.CurrentIdentity, identity)
 	if !ok {
 		return nil, next, false
 	}
 	tflog.Trace(ctx, "refresh of an unchanged resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
-	return &tfprotov6.ReadResourceResponse{
-		NewState:    cur,
-		Private:     req.Private,
-		NewIdentity: newIdentity,
-		Diagnostics: protoDiagnostics(ctx, diags),
-	}, next, true
+	return &tfprotov6.ReadResourceResponse{NewState: cur, Private: req.Private, NewIdentity: newIdentity, Diagnostics: protoDiagnostics(ctx, diags)}, next, true
 }
 
-// identityAnswer returns the identity of a refresh's answer: sent, when the
-// client sent one equal to the resource's, else the resource's encoded; ok
-// is false when they differ (the framework reports that) or when the
-// resource's identity is not an object of the schema's string attributes.
+// identityAnswer is sent when it equals identity, else identity encoded; ok
+// is false when they differ (the framework reports that) or identity does
+// not fit typ, an object of string attributes.
 func identityAnswer(typ tftypes.Type, sent *tfprotov6.ResourceIdentityData, identity map[string]string) (*tfprotov6.ResourceIdentityData, bool) {
 	obj, ok := typ.(tftypes.Object)
 	if !ok || len(obj.AttributeTypes) != len(identity) {
@@ -113,14 +94,28 @@ func identityAnswer(typ tftypes.Type, sent *tfprotov6.ResourceIdentityData, iden
 }
 
 // topLevelStrings reads the known, non-null string attributes at the top
-// level of a MessagePack object, skipping every other value undecoded.
+// level of a MessagePack object.
 func topLevelStrings(b []byte) (map[string]string, error) {
+	m, err := topLevelScalars(b, nil)
+	strs := make(map[string]string, len(m))
+	for k, v := range m {
+		if s, ok := v.(string); ok {
+			strs[k] = s
+		}
+	}
+	return strs, err
+}
+
+// topLevelScalars reads the top-level attributes of a MessagePack object
+// that names holds (all for nil) and are a string, bool, null (nil) or
+// unknown (unknownScalar); every other value is skipped undecoded.
+func topLevelScalars(b []byte, names map[string]tftypes.Value) (map[string]any, error) {
 	dec := msgpack.NewDecoder(bytes.NewReader(b))
 	n, err := dec.DecodeMapLen()
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]string, n)
+	out := make(map[string]any, n)
 	for range n {
 		key, err := dec.DecodeString()
 		if err != nil {
@@ -130,15 +125,23 @@ func topLevelStrings(b []byte) (map[string]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !msgpcode.IsString(code) {
-			if err := dec.Skip(); err != nil {
+		_, named := names[key]
+		switch {
+		case names != nil && !named:
+		case msgpcode.IsExt(code):
+			out[key] = unknownScalar{}
+		case msgpcode.IsString(code) || code == msgpcode.True || code == msgpcode.False || code == msgpcode.Nil:
+			if out[key], err = dec.DecodeInterface(); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		if out[key], err = dec.DecodeString(); err != nil {
+		if err := dec.Skip(); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
+
+// unknownScalar stands for an unknown value in topLevelScalars.
+type unknownScalar struct{}

@@ -1,4 +1,4 @@
-package fastpath
+package protocol
 
 import (
 	"testing"
@@ -93,46 +93,10 @@ func TestShortcuts_RunEachResourceMethodOnceAndAnswerAsTheFramework(t *testing.T
 		}
 		samePlan(t, x.got, x.want)
 	})
-	t.Run("apply create", func(t *testing.T) {
-		for name, cfg := range map[string]*probeConfig{
-			"Create reports":  {create: noisy("Create"), createPrivate: map[string]string{"k": `"v"`}},
-			"Create warns":    {create: warns("Create"), createPrivate: map[string]string{"k": `"v"`}},
-			"Configure fails": {configure: noisy("Configure")},
-		} {
-			t.Run(name, func(t *testing.T) {
-				pp := newProbePair(t, cfg, true)
-				x := send(t, pp, createReq(t), tfprotov6.ProviderServer.ApplyResourceChange)
-				x.assertCalls(t, true)
-				if !x.answeredByShortcut {
-					t.Error("the shortcut handed the create on")
-				}
-				sameApply(t, x.got, x.want)
-			})
-		}
-	})
-	t.Run("delete", func(t *testing.T) {
-		for name, cfg := range map[string]*probeConfig{
-			"Delete reports":  {delete: noisy("Delete")},
-			"Delete warns":    {delete: warns("Delete")},
-			"Configure fails": {configure: noisy("Configure")},
-		} {
-			t.Run(name, func(t *testing.T) {
-				for _, identity := range []bool{true, false} {
-					pp := newProbePair(t, cfg, true)
-					x := send(t, pp, deleteReq(t, identity), tfprotov6.ProviderServer.ApplyResourceChange)
-					x.assertCalls(t, true)
-					if !x.answeredByShortcut {
-						t.Error("the shortcut handed the delete on")
-					}
-					sameApply(t, x.got, x.want)
-				}
-			})
-		}
-	})
 	t.Run("upgrade", func(t *testing.T) {
 		pp := newProbePair(t, &probeConfig{configure: noisy("Configure")}, true)
 		req := &tfprotov6.UpgradeResourceStateRequest{TypeName: probeType, Version: 0,
-			RawState: &tfprotov6.RawState{JSON: []byte(`{"name":"a","note":"n","id":"id-1","gone":true}`)}}
+			RawState: &tfprotov6.RawState{JSON: []byte(`{"name":"a","note":"n","id":"id-1"}`)}}
 		x := send(t, pp, req, tfprotov6.ProviderServer.UpgradeResourceState)
 		x.assertCalls(t, true)
 		if !x.answeredByShortcut {

@@ -1,9 +1,8 @@
-package fastpath
+package protocol
 
 import (
 	"context"
 	"reflect"
-	"sort"
 	"sync"
 	"testing"
 
@@ -37,11 +36,7 @@ type probeConfig struct {
 	replace                         path.Paths       // ModifyPlan of a create: replacements
 	planPrivate                     map[string]string
 	deferred                        bool
-	create                          diag.Diagnostics
-	createNull, createNoIdentity    bool
-	createPrivate                   map[string]string
 	delete                          diag.Diagnostics
-	noImport                        bool // the resource does not implement ImportState
 }
 
 // calls counts the calls of each probe method.
@@ -152,67 +147,13 @@ func (p *probe) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, 
 
 func (p *probe) PlanUnchanged(Private) bool { return len(p.cfg.unchanged) == 0 }
 
-// createValues is the probe's create, shared by Create and CreateValues.
-func (p *probe) createValues(planned tftypes.Value, writeOnly map[string]tftypes.Value) (tftypes.Value, Private, map[string]string, diag.Diagnostics) {
-	p.calls.add("Create")
-	var attrs map[string]tftypes.Value
-	if err := planned.As(&attrs); err != nil {
-		panic(err)
-	}
-	attrs["id"] = tftypes.NewValue(tftypes.String, "id-1")
-	attrs["secret"] = writeOnly["secret"]
-	state := tftypes.NewValue(probeTyp, attrs)
-	if p.cfg.createNull {
-		state = tftypes.NewValue(probeTyp, nil)
-	}
-	private := Private{}
-	for k, v := range p.cfg.createPrivate {
-		private[k] = []byte(v)
-	}
-	var identity map[string]string
-	if !p.cfg.createNoIdentity {
-		var name string
-		_ = attrs["name"].As(&name)
-		identity = map[string]string{"name": name}
-	}
-	return state, private, identity, p.cfg.create
-}
-
-func (p *probe) CreateValues(_ context.Context, planned tftypes.Value, writeOnly map[string]tftypes.Value) (
-	tftypes.Value, Private, map[string]string, diag.Diagnostics, bool) {
-	state, private, identity, diags := p.createValues(planned, writeOnly)
-	return state, private, identity, diags, true
-}
-
 func (p *probe) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var cfg map[string]tftypes.Value
-	if err := req.Config.Raw.As(&cfg); err != nil {
-		panic(err)
-	}
-	state, private, identity, diags := p.createValues(req.Plan.Raw, map[string]tftypes.Value{"secret": cfg["secret"]})
-	resp.State.Raw = state
-	resp.Diagnostics.Append(diags...)
-	keys := make([]string, 0, len(private))
-	for k := range private {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		resp.Diagnostics.Append(resp.Private.SetKey(ctx, k, private[k])...)
-	}
-	for k, v := range identity {
-		resp.Diagnostics.Append(resp.Identity.SetAttribute(ctx, path.Root(k), v)...)
-	}
-}
-
-func (p *probe) DeleteValues(context.Context, tftypes.Value, Private) (diag.Diagnostics, bool) {
-	p.calls.add("Delete")
-	return p.cfg.delete, true
+	p.calls.add("Create")
 }
 
 func (p *probe) Delete(ctx context.Context, _ resource.DeleteRequest, resp *resource.DeleteResponse) {
-	diags, _ := p.DeleteValues(ctx, tftypes.Value{}, nil)
-	resp.Diagnostics.Append(diags...)
+	p.calls.add("Delete")
+	resp.Diagnostics.Append(p.cfg.delete...)
 }
 
 func (p *probe) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {
@@ -225,13 +166,6 @@ func (p *probe) Update(context.Context, resource.UpdateRequest, *resource.Update
 
 func (p *probe) ImportState(context.Context, resource.ImportStateRequest, *resource.ImportStateResponse) {
 	p.calls.add("ImportState")
-}
-
-// probeNoImport is the probe without ImportState: its field of that name
-// hides the probe's method.
-type probeNoImport struct {
-	*probe
-	ImportState struct{}
 }
 
 // probeProvider serves the probe; its Configure hands resources a non-nil
@@ -273,28 +207,28 @@ type probePair struct {
 // countingServer counts the resource calls that reach the framework behind
 // the shortcuts.
 type countingServer struct {
-	tfprotov6.ProviderServer
+	tfprotov6.ProviderServerWithListResource
 	n int
 }
 
 func (c *countingServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
 	c.n++
-	return c.ProviderServer.ValidateResourceConfig(ctx, req)
+	return c.ProviderServerWithListResource.ValidateResourceConfig(ctx, req)
 }
 
 func (c *countingServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	c.n++
-	return c.ProviderServer.PlanResourceChange(ctx, req)
+	return c.ProviderServerWithListResource.PlanResourceChange(ctx, req)
 }
 
 func (c *countingServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	c.n++
-	return c.ProviderServer.ApplyResourceChange(ctx, req)
+	return c.ProviderServerWithListResource.ApplyResourceChange(ctx, req)
 }
 
 func (c *countingServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
 	c.n++
-	return c.ProviderServer.UpgradeResourceState(ctx, req)
+	return c.ProviderServerWithListResource.UpgradeResourceState(ctx, req)
 }
 
 // newProbePair serves a probe configured by cfg both ways; configured
@@ -303,17 +237,11 @@ func newProbePair(t *testing.T, cfg *probeConfig, configured bool) *probePair {
 	t.Helper()
 	pp := &probePair{shortcutCalls: &calls{}, frameworkCalls: &calls{}}
 	newProbe := func(c *calls) func() resource.Resource {
-		return func() resource.Resource {
-			p := &probe{cfg: cfg, calls: c}
-			if cfg.noImport {
-				return probeNoImport{probe: p, ImportState: struct{}{}}
-			}
-			return p
-		}
+		return func() resource.Resource { return &probe{cfg: cfg, calls: c} }
 	}
 	sp := &probeProvider{newProbe: newProbe(pp.shortcutCalls)}
 	fp := &probeProvider{newProbe: newProbe(pp.frameworkCalls)}
-	pp.behind = &countingServer{ProviderServer: providerserver.NewProtocol6(sp)()}
+	pp.behind = &countingServer{ProviderServerWithListResource: providerserver.NewProtocol6(sp)().(tfprotov6.ProviderServerWithListResource)}
 	pp.shortcut = New(pp.behind, sp.resourceData, Resource{TypeName: probeType, New: sp.newProbe})
 	pp.framework = providerserver.NewProtocol6(fp)()
 	ctx := context.Background()
@@ -540,13 +468,6 @@ func destroyPlanReq(t *testing.T, identity bool) *tfprotov6.PlanResourceChangeRe
 		req.PriorIdentity = probeIdentity(t, "a")
 	}
 	return req
-}
-
-func createReq(t *testing.T) *tfprotov6.ApplyResourceChangeRequest {
-	planned := probeValue(t, map[string]tftypes.Value{"name": str("a"), "note": str("n"),
-		"id": tftypes.NewValue(tftypes.String, tftypes.UnknownValue)})
-	config := probeValue(t, map[string]tftypes.Value{"name": str("a"), "secret": str("s3cret")})
-	return &tfprotov6.ApplyResourceChangeRequest{TypeName: probeType, PriorState: probeNull(t), PlannedState: planned, Config: config}
 }
 
 func deleteReq(t *testing.T, identity bool) *tfprotov6.ApplyResourceChangeRequest {

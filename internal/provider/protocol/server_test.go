@@ -1,4 +1,4 @@
-package fastpath
+package protocol
 
 import (
 	"os"
@@ -34,22 +34,18 @@ func TestPrivateData_ReadsTheFrameworkEncoding(t *testing.T) {
 // EnvVar lists the shortcuts to turn off by name; "off" turns them all off.
 func TestEnvVar_TurnsShortcutsOff(t *testing.T) {
 	tests := []struct {
-		value   string
-		enabled bool
-		off     []string
+		value string
+		off   []string
 	}{
-		{value: "", enabled: true},
-		{value: "off", enabled: false},
-		{value: "FALSE", enabled: false},
-		{value: "read", enabled: true, off: []string{shortcutRead}},
-		{value: "validate, plan-create", enabled: true, off: []string{shortcutValidate, shortcutPlanCreate}},
+		{value: ""},
+		{value: "off", off: Names()},
+		{value: "FALSE", off: Names()},
+		{value: "read", off: []string{shortcutRead}},
+		{value: "validate, plan-create", off: []string{shortcutValidate, shortcutPlanCreate}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.value, func(t *testing.T) {
 			t.Setenv(EnvVar, tt.value)
-			if Enabled() != tt.enabled {
-				t.Fatalf("Enabled() = %v, want %v", Enabled(), tt.enabled)
-			}
 			off := disabled()
 			for _, name := range tt.off {
 				if !off[name] {
@@ -89,7 +85,7 @@ func TestNames_ListEveryShortcutTurnedOffByName(t *testing.T) {
 	}
 	byConst := map[string]string{"shortcutValidate": shortcutValidate, "shortcutRead": shortcutRead,
 		"shortcutPlanUnchanged": shortcutPlanUnchanged, "shortcutPlanCreate": shortcutPlanCreate,
-		"shortcutUpgrade": shortcutUpgrade, "shortcutApplyCreate": shortcutApplyCreate, "shortcutDestroy": shortcutDestroy}
+		"shortcutUpgrade": shortcutUpgrade}
 	var want []string
 	for c := range used {
 		name, ok := byConst[c]

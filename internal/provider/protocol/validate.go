@@ -1,4 +1,4 @@
-package fastpath
+package protocol
 
 import (
 	"context"
@@ -12,31 +12,24 @@ import (
 )
 
 func (s *server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
-	if req != nil && !s.off[shortcutValidate] {
-		if t := s.target(req.TypeName); t != nil {
-			if resp, ok := s.validate(ctx, t, req); ok {
-				tflog.Trace(ctx, "validation of a resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
-				return resp, nil
-			}
+	if t := s.target(req.TypeName); t != nil && !s.off[shortcutValidate] {
+		if resp, ok := s.validate(ctx, t, req); ok {
+			tflog.Trace(ctx, "validation of a resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
+			return resp, nil
 		}
 	}
-	return s.ProviderServer.ValidateResourceConfig(ctx, req)
+	return s.ProviderServerWithListResource.ValidateResourceConfig(ctx, req)
 }
 
-// errUnsupportedValidation marks a schema with validation the validation
-// shortcut does not run.
 var errUnsupportedValidation = errors.New("validation not supported by the validation shortcut")
 
-// validate answers the validation of a configuration the schema's rules
-// find nothing in (schemaSilent), without a resource method run before that
-// is known: then the resource's part of the framework's validation runs
-// (validateResource: Configure with the provider's data, nil before the
-// provider is configured, its ConfigValidators and ValidateConfig), and the
-// answer is their diagnostics. A configuration the schema's rules find
-// something in goes to the framework, which reports it.
+// validate answers the validation of a configuration the schema's rules find
+// nothing in (schemaSilent) with the diagnostics of the resource's part of it
+// (validateResource); the framework reports what the rules find.
 func (s *server) validate(ctx context.Context, t *target, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, bool) {
 	info := t.info
-	if info.validateErr != nil || req.Config == nil || len(req.Config.JSON) > 0 {
+	r, ok := t.New().(shortcutResource)
+	if !ok || info.validateErr != nil || req.Config == nil || len(req.Config.JSON) > 0 {
 		return nil, false
 	}
 	cfgVal, err := req.Config.Unmarshal(info.typ)
@@ -48,28 +41,22 @@ func (s *server) validate(ctx context.Context, t *target, req *tfprotov6.Validat
 	if !schemaSilent(ctx, info, config, writeOnlyAllowed) {
 		return nil, false
 	}
-	diags := validateResource(ctx, t.New(), s.providerData(), resource.ValidateConfigRequest{
+	diags := validateResource(ctx, r, s.providerData(), resource.ValidateConfigRequest{
 		Config: config, ClientCapabilities: resource.ValidateConfigClientCapabilities{WriteOnlyAttributesAllowed: writeOnlyAllowed},
 	})
 	return &tfprotov6.ValidateResourceConfigResponse{Diagnostics: protoDiagnostics(ctx, diags)}, true
 }
 
 // checkValidation reports validation schemaSilent does not run: validators
-// on anything but strings, validators of a nested attribute a configuration
-// can set (schemaSilent leaves every configuration that sets one to the
-// framework, which validates what is nested), and blocks other than single
-// nested blocks of plain string attributes.
-// Computed-only attributes are not looked into: a configuration cannot set
-// them, so their nested attributes are never validated.
+// of a configurable attribute other than a string (schemaSilent leaves a
+// configuration that sets a nested one to the framework), blocks other than
+// single nested blocks of plain strings.
 func checkValidation(s schema.Schema) error {
 	for _, a := range s.Attributes {
 		if a.IsComputed() && !a.IsOptional() {
 			continue
 		}
-		if _, ok := a.(schema.StringAttribute); !ok && hasField(a, "Validators") {
-			return errUnsupportedValidation
-		}
-		if _, ok := a.(schema.NestedAttribute); ok && hasField(a, "Validators") {
+		if _, ok := a.(schema.StringAttribute); !ok && len(sliceField(a, "Validators")) > 0 {
 			return errUnsupportedValidation
 		}
 	}

@@ -1,4 +1,4 @@
-package fastpath
+package protocol
 
 import (
 	"testing"
