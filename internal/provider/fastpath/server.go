@@ -1,37 +1,3 @@
-// Package fastpath answers the terraform-plugin-framework RPCs that dominate a
-// plan over many resources directly, for the resource types it is given, and
-// hands every other call to the framework's server.
-//
-// terraform-plugin-framework spends most of a plan's provider time
-// converting values between the protocol and its own types, several times per
-// resource and per call, often to return them unchanged. Each shortcut gives
-// the answer the framework's pipeline would give. It hands a call on (every
-// input it does not recognise, any doubt) only before it has run a resource
-// method that may act (Configure, ModifyPlan, validators, a create or a
-// delete): once it has, it answers with what the method gave, diagnostics
-// included, so that no resource method runs twice for one call. What the
-// answers copy of the framework is in framework.go, each behaviour pinned by
-// a test.
-// The shortcuts:
-//   - ValidateResourceConfig: validate (validate.go);
-//   - ReadResource: readUnchanged (read.go), for resources implementing
-//     UnchangedReader;
-//   - PlanResourceChange: planUnchanged, for resources implementing
-//     UnchangedPlanner, and planCreate (plan.go); a destroy's plan goes to
-//     the framework (the provider does not announce the PlanDestroy
-//     capability, so the CLIs make that plan themselves);
-//   - UpgradeResourceState: upgradeCurrent (upgrade.go), for a state of the
-//     current schema version;
-//   - ApplyResourceChange: applyCreate (apply.go), for resources
-//     implementing Creator, and applyDelete (delete.go), for resources
-//     implementing Deleter.
-//
-// The package knows no resource type: what a shortcut needs of one it learns
-// from the framework's interfaces (Schema, IdentitySchema, Configure,
-// ModifyPlan, ConfigValidators, ValidateConfig, ImportState) and from its
-// own interfaces (UnchangedPlanner and UnchangedReader here, Creator in
-// apply.go, Deleter in delete.go). Each answer logs a TRACE line. EnvVar
-// turns every shortcut off.
 package fastpath
 
 import (

@@ -1,5 +1,3 @@
-// Package functions holds the provider-defined functions effective_settings
-// and validate_settings: the engine's verdict on settings, offline.
 package functions
 
 import (
