@@ -1,4 +1,3 @@
-// Command terraform-provider-deckhouse serves the Deckhouse Platform provider.
 package main
 
 import (

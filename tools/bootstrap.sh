@@ -31,11 +31,11 @@
 #     identity schema need 1.12 in both. A CLI older than that is skipped with
 #     that reason, and the pinned OpenTofu is built instead.
 #   - kube-apiserver: Kubernetes 1.<m-3> to 1.<m+1>, m being the pinned minor
-#     (1.31 to 1.35 for the pinned 1.34): client-go and controller-runtime are
+#     (1.34 to 1.38 for the pinned 1.37): client-go and controller-runtime are
 #     pinned to m, Kubernetes keeps API compatibility across that window, and a
 #     much newer kube-apiserver may drop flags envtest passes to it.
-#   - etcd: 3.5 up to the pinned minor (3.6): the versions Kubernetes 1.31-1.35
-#     run with (setup-envtest ships 3.5.x with most of them).
+#   - etcd: 3.5 up to the pinned minor (3.6): the versions Kubernetes 1.34-1.38
+#     run with (setup-envtest ships a 3.5.x or 3.6.x with each).
 #   - terraform-query: Terraform 1.x, at least 1.14, the first with `list`
 #     blocks and `terraform query` (OpenTofu has neither). Only the test of the
 #     list resource through a CLI uses it. Its build leaves out the remote-state
@@ -68,7 +68,7 @@
 set -euo pipefail
 
 TOFU_VERSION="${TOFU_VERSION:-v1.12.6}"
-KUBE_VERSION="${KUBE_VERSION:-v1.34.4}"
+KUBE_VERSION="${KUBE_VERSION:-v1.37.2}"
 ETCD_VERSION="${ETCD_VERSION:-v3.6.16}"
 TERRAFORM_QUERY_VERSION="${TERRAFORM_QUERY_VERSION:-v1.14.0}"
 

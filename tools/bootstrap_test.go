@@ -15,7 +15,7 @@ import (
 // script's defaults.
 const (
 	pinTofu = "v1.12.6"
-	pinKube = "v1.34.4"
+	pinKube = "v1.37.2"
 	pinEtcd = "v3.6.16"
 )
 
@@ -250,7 +250,7 @@ func TestBootstrap_ChoosesEachTool(t *testing.T) {
 			name: "kube-apiserver from KUBEBUILDER_ASSETS",
 			setup: func(s *sandbox) {
 				d := filepath.Join(s.root, "assets")
-				s.stub(filepath.Join(d, "kube-apiserver"), "Kubernetes v1.33.2")
+				s.stub(filepath.Join(d, "kube-apiserver"), "Kubernetes v1.35.2")
 				s.env["KUBEBUILDER_ASSETS"] = d
 			},
 			tool: "kube-apiserver",
@@ -280,7 +280,7 @@ func TestBootstrap_ChoosesEachTool(t *testing.T) {
 			name: "too new kube-apiserver falls back to the build",
 			setup: func(s *sandbox) {
 				d := filepath.Join(s.root, "assets")
-				s.stub(filepath.Join(d, "kube-apiserver"), "Kubernetes v1.36.0")
+				s.stub(filepath.Join(d, "kube-apiserver"), "Kubernetes v1.39.0")
 				s.env["KUBEBUILDER_ASSETS"] = d
 			},
 			tool: "kube-apiserver",
@@ -299,17 +299,17 @@ func TestBootstrap_ChoosesEachTool(t *testing.T) {
 		{
 			name: "setup-envtest's store: the newest version that fits",
 			setup: func(s *sandbox) {
-				for _, v := range []string{"1.30.0", "1.33.0", "1.32.3", "1.36.0"} {
+				for _, v := range []string{"1.33.0", "1.36.0", "1.35.3", "1.39.0"} {
 					s.stub(filepath.Join(s.envtestDir(v), "kube-apiserver"), "Kubernetes v"+v)
 				}
 			},
 			tool: "kube-apiserver",
-			want: func(s *sandbox) string { return "reuse " + filepath.Join(s.envtestDir("1.33.0"), "kube-apiserver") },
+			want: func(s *sandbox) string { return "reuse " + filepath.Join(s.envtestDir("1.36.0"), "kube-apiserver") },
 		},
 		{
 			name: "KUBEBUILDER_ASSETS before setup-envtest's store",
 			setup: func(s *sandbox) {
-				s.stub(filepath.Join(s.envtestDir("1.34.1"), "etcd"), "etcd Version: 3.6.4")
+				s.stub(filepath.Join(s.envtestDir("1.37.1"), "etcd"), "etcd Version: 3.6.4")
 				d := filepath.Join(s.root, "assets")
 				s.stub(filepath.Join(d, "etcd"), "etcd Version: 3.5.16")
 				s.env["KUBEBUILDER_ASSETS"] = d
@@ -407,7 +407,7 @@ func TestBootstrap_LinksTheChosenBinariesIntoBin(t *testing.T) {
 	s.stub(filepath.Join(bin, "tofu"), "OpenTofu v1.9.0") // a stale build
 	s.stub(filepath.Join(bin, "etcd"), "etcd Version: 3.6.16")
 	assets := filepath.Join(s.root, "assets")
-	apiserver := s.stub(filepath.Join(assets, "kube-apiserver"), "Kubernetes v1.34.1")
+	apiserver := s.stub(filepath.Join(assets, "kube-apiserver"), "Kubernetes v1.37.1")
 	s.env["KUBEBUILDER_ASSETS"] = "assets" // relative to the folder bootstrap.sh runs in: the link must not be
 
 	stdout, stderr, err := s.run()

@@ -25,7 +25,7 @@
 # Usage: tools/matrix.sh
 # Env:   MATRIX_CLIS   (default: terraform@v1.11.4 terraform@v1.12.2 terraform@v1.13.5
 #                       terraform@v1.14.0 tofu@v1.11.7 tofu@v1.12.6)
-#        MATRIX_KUBES  (default: v1.32.13 v1.33.13 v1.34.4)
+#        MATRIX_KUBES  (default: v1.32.13 v1.33.13 v1.34.4 v1.35.4 v1.36.3 v1.37.2)
 #        MATRIX_CELLS  (optional: run only these cells, "<cli>@<version>/<kube version>"
 #                       separated by spaces; the others keep their last result;
 #                       "none" writes the table from the results there are)
@@ -57,7 +57,7 @@ TOOLCHAIN_MIN_MINOR="$(sed -n 's/^TOFU_MIN_MINOR=\([0-9]*\)$/\1/p' tools/bootstr
 [[ -n "$PIN_KUBE" && -n "$PIN_TOFU" ]] || { echo "matrix: cannot read the pins from tools/bootstrap.sh" >&2; exit 1; }
 
 read -r -a CLIS <<<"${MATRIX_CLIS:-terraform@v1.11.4 terraform@v1.12.2 terraform@v1.13.5 terraform@v1.14.0 tofu@v1.11.7 tofu@$PIN_TOFU}"
-read -r -a KUBES <<<"${MATRIX_KUBES:-v1.32.13 v1.33.13 $PIN_KUBE}"
+read -r -a KUBES <<<"${MATRIX_KUBES:-v1.32.13 v1.33.13 v1.34.4 v1.35.4 v1.36.3 $PIN_KUBE}"
 read -r -a ONLY <<<"${MATRIX_CELLS:-}"
 
 # The subset: at least one test of each resource, data source, ephemeral

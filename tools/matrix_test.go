@@ -29,10 +29,10 @@ func TestMatrix_TableFromCellResultsIsPastedBetweenTheMarkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	results := map[string]string{
-		"terraform@v1.11.4_v1.34.4": "status pass\ncounts 2 0 1\ndate 2026-12-06 01:20 UTC\nseconds 90\n" +
+		"terraform@v1.11.4_v1.37.2": "status pass\ncounts 2 0 1\ndate 2026-12-06 01:20 UTC\nseconds 90\n" +
 			"skip TestQuery: needs Terraform 1.14\nnote TestExamples_TofuValidate left out examples/a/identity.tf (import by identity needs Terraform 1.12 / OpenTofu 1.12)\n",
 		"tofu@v1.12.6_v1.32.13": "status fail\ncounts 1 1 0\ndate 2026-12-06 01:25 UTC\nseconds 60\nfail TestAccApplication_X\n",
-		"tofu@v1.12.6_v1.34.4":  "status notrun\ndate 2026-12-06 01:26 UTC\nreason the build of kube-apiserver v1.34.4 failed\n",
+		"tofu@v1.12.6_v1.37.2":  "status notrun\ndate 2026-12-06 01:26 UTC\nreason the build of kube-apiserver v1.37.2 failed\n",
 	}
 	for name, text := range results {
 		if err := os.WriteFile(filepath.Join(cells, name), []byte(text), 0o644); err != nil {
@@ -48,7 +48,7 @@ func TestMatrix_TableFromCellResultsIsPastedBetweenTheMarkers(t *testing.T) {
 	cmd := exec.Command(bash, "matrix.sh")
 	cmd.Env = append(os.Environ(),
 		"MATRIX_DIR="+dir, "MATRIX_CELLS=none", "MATRIX_BUILD=0", "MATRIX_PASTE="+page,
-		"MATRIX_CLIS=terraform@v1.11.4 tofu@v1.12.6", "MATRIX_KUBES=v1.32.13 v1.34.4")
+		"MATRIX_CLIS=terraform@v1.11.4 tofu@v1.12.6", "MATRIX_KUBES=v1.32.13 v1.37.2")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("matrix.sh: %v\n%s", err, out)
@@ -62,11 +62,11 @@ func TestMatrix_TableFromCellResultsIsPastedBetweenTheMarkers(t *testing.T) {
 		t.Fatalf("the text around the markers changed, or the old table stayed:\n%s", text)
 	}
 	for _, want := range []string{
-		"| CLI \\ kube-apiserver | 1.32.13 | 1.34.4 |\n",
+		"| CLI \\ kube-apiserver | 1.32.13 | 1.37.2 |\n",
 		"| Terraform 1.11.4 | – | **pass**: 2 passed, 1 skipped: needs Terraform 1.14 |\n",
-		"| OpenTofu 1.12.6 | **fail**: 1 passed, 1 failed | not run: the build of kube-apiserver v1.34.4 failed |\n",
+		"| OpenTofu 1.12.6 | **fail**: 1 passed, 1 failed | not run: the build of kube-apiserver v1.37.2 failed |\n",
 		"- OpenTofu 1.12.6 / kube-apiserver 1.32.13: TestAccApplication_X\n",
-		"- Terraform 1.11.4 / kube-apiserver 1.34.4: TestExamples_TofuValidate left out examples/a/identity.tf",
+		"- Terraform 1.11.4 / kube-apiserver 1.37.2: TestExamples_TofuValidate left out examples/a/identity.tf",
 		"2026-12-06 01:20 UTC to 2026-12-06 01:26 UTC; the cells took 3 minutes in all.",
 	} {
 		if !strings.Contains(text, want) {

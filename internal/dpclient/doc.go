@@ -5,17 +5,17 @@
 //
 // # An API server that does not answer
 //
-// Each Client keeps one verdict on its API server for the life of the
-// process (package outage, which imports only the standard library). Its
-// transport trips it when a request ends at its deadline with no response at
-// all, when connections have been refused for outage.RefusedWindow (longer
-// than a restart takes), or when the configuration
-// cannot reach the server (a host name that does not resolve, a certificate
-// that does not verify). From then on the requests still waiting end with
-// the verdict, and every new request fails at once without being sent
-// (NotSentError): a run against a hung server costs one request deadline,
-// not one per read. Answers never trip it, however slow or whatever their
-// status: a 429 or a 5xx is the server talking, and is retried.
+// Each Client decides at most once, for the life of the process, that its
+// API server does not answer (package outage, which imports only the
+// standard library). Its transport decides so when a request ends at its
+// deadline with no response at all, when connections have been refused for
+// outage.RefusedWindow (longer than a restart takes), or when the
+// configuration cannot reach the server (a host name that does not resolve,
+// a certificate that does not verify). From then on the requests still
+// waiting end with that outage, and every new request fails at once without
+// being sent (NotSentError): a run against a hung server costs one request
+// deadline, not one per read. Answers never count, however slow or whatever
+// their status: a 429 or a 5xx is the server talking, and is retried.
 //
 // # Writes
 //
@@ -26,8 +26,8 @@
 // the cluster may hold. Errors are classified as client-go's retries judge
 // them (Classify, classify.go): what may have landed is a request sent
 // without an answer or answered 500, 502, 503 or 504; a refused connection,
-// a name that does not resolve, a failed TLS handshake and the verdict never
-// sent anything.
+// a name that does not resolve, a failed TLS handshake and a request the outage
+// held back never sent anything.
 //
 // # Waits
 //

@@ -1,5 +1,3 @@
-// Package provider implements the Terraform/OpenTofu provider for Deckhouse
-// Platform (DP) applications on terraform-plugin-framework.
 package provider
 
 import (

@@ -1,10 +1,3 @@
-// Package outage is the verdict of one Kubernetes client on its API server:
-// the transport guard that trips it when a request ends at its deadline with
-// no answer, when connections have been refused for RefusedWindow, or when
-// the configuration cannot reach the server, and that from then on holds
-// back every request (NotSentError) and ends the requests still waiting
-// (CutShortError). It knows nothing of the objects the client reads and
-// imports only the standard library.
 package outage
 
 import (

@@ -1,13 +1,3 @@
-// Package application is the deckhouse_application resource: the table of
-// attribute facts from which its schema, change checks and defaults derive
-// (attributes.go), the resource (resource.go), model (model.go), plan (plan.go), DP's
-// checks with their plan and apply entry points (verdict.go) and the
-// previous document of the update checks (previous.go), create and update
-// (write.go), the server-side apply body and write options (writebody.go),
-// refresh (read.go), delete (delete.go), the private state (privatestate.go),
-// the sensitive paths (paths.go), the redaction of sensitive values
-// (redact.go) and the resource's answers to the protocol shortcuts of
-// package protocol (shortcuts.go).
 package application
 
 import (

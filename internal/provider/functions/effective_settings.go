@@ -1,6 +1,3 @@
-// Package functions holds the provider-defined functions effective_settings
-// and validate_settings, the engine's verdict on settings, offline, and
-// setting, the reader of one value of a settings document.
 package functions
 
 import (
