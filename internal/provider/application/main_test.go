@@ -2,6 +2,7 @@ package application
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,6 +23,16 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if gaps := tableGaps(); len(gaps) > 0 {
+		// Every other test builds models of the table and would panic on a
+		// missing field: run only the test that names each gap.
+		fmt.Fprintf(os.Stderr, "the table of attribute facts has %d gaps: running only TestAttributeFacts_CoverTheSchema\n", len(gaps))
+		if err := flag.Set("test.run", "^TestAttributeFacts_CoverTheSchema$"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
 	code := m.Run()
 	if cp != nil {
 		if err := cp.Stop(); err != nil {
