@@ -176,12 +176,6 @@ var attributes = withSpecFields(map[string]attribute{
 				"is used and shown in the plan; otherwise the plan fails listing the choices.",
 		},
 	},
-	"release_channel": {
-		schema: schema.StringAttribute{
-			Optional:            true,
-			MarkdownDescription: specDescription("release_channel"),
-		},
-	},
 	"maintenance": {
 		schema: schema.StringAttribute{
 			Optional:            true,
