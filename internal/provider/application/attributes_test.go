@@ -149,8 +149,8 @@ func sampleResourceRequests() types.List {
 
 // The table, the schema and the model name the same attributes: an
 // attribute added to one and not the others fails here by name. TestMain
-// runs only this test when tableGaps finds a gap, so no other test panics
-// on the missing field first.
+// runs only this test and the resource page's when tableGaps finds a gap,
+// so no other test panics on the missing field first.
 func TestAttributeFacts_CoverTheSchema(t *testing.T) {
 	for _, gap := range tableGaps() {
 		t.Error(gap)
