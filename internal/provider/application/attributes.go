@@ -35,10 +35,13 @@ import (
 // attributes_test.go walk the schema and the model and fail for each place
 // a new attribute is missing from.
 //
-// Adding a plain attribute touches: its entry here (schema and facts), its
-// field in applicationModel, and, only when it is neither a plain string of
-// spec nor a typed field of appstatus, the code that writes (writebody.go)
-// or reads it (read.go).
+// The fields of an Application's spec are appstatus.SpecFields, which the
+// data sources and the ephemeral resource share: adding one touches its
+// entry there, its field in applicationModel and the docs; an entry here
+// only when the resource has facts of its own about it (required, plan
+// modifiers, validators). Adding another attribute touches its entry here,
+// its field in applicationModel and, unless it is a map of strings of the
+// metadata, the code that writes (writebody.go) or reads it (read.go).
 
 // dpPlace is where DP sees an attribute.
 type dpPlace int
@@ -93,16 +96,14 @@ type attribute struct {
 	block  schema.Block
 	dp     dpPlace
 	change changeKind
-	// specString is the JSON name under spec of a plain string field, which
-	// applyConfiguration writes and fromObject reads without code of its own.
-	specString string
-	// specTyped is a typed field of spec (appstatus.SpecField), written and
-	// read the same way.
-	specTyped *appstatus.SpecField
+	// spec is the field of spec the attribute is (appstatus.SpecFields,
+	// set by withSpecFields), which applyConfiguration writes and fromObject
+	// reads without code of its own.
+	spec *appstatus.SpecField
 	// at is where an attribute of another shape is in the Application
-	// (settings, labels, annotations); with specString and specTyped it is
-	// the place a refresh reads through the ownership projection
-	// (readProjected), one rule for all.
+	// (settings, labels, annotations); with spec it is the place a refresh
+	// reads through the ownership projection (readProjected), one rule for
+	// all.
 	at []string
 	// skip are keys of a map attribute that are never read back (the
 	// provider's own annotations).
@@ -123,7 +124,7 @@ type attribute struct {
 }
 
 // attributes is the table, by attribute name.
-var attributes = map[string]attribute{
+var attributes = withSpecFields(map[string]attribute{
 	"id": {
 		schema: schema.StringAttribute{
 			Computed:            true,
@@ -153,48 +154,33 @@ var attributes = map[string]attribute{
 	"package_name": {
 		schema: schema.StringAttribute{
 			Required:            true,
-			MarkdownDescription: "Name of the ApplicationPackage (`spec.packageName`). Changing it replaces the Application.",
+			MarkdownDescription: specDescription("package_name") + " Changing it replaces the Application.",
 			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
-		dp: dpSpec, change: changeSpec, specString: "packageName", refresh: true, manifest: manifestRead,
 	},
 	"package_version": {
 		schema: schema.StringAttribute{
 			Required:            true,
-			MarkdownDescription: "Version of the package (`spec.packageVersion`), for example `v1.0.0`. Changing it upgrades in place.",
+			MarkdownDescription: specDescription("package_version") + " Changing it upgrades in place.",
 			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 		},
-		dp: dpSpec, change: changeSpec, specString: "packageVersion", refresh: true, manifest: manifestRead,
 	},
 	"package_repository_name": {
 		schema: schema.StringAttribute{
 			Optional: true,
 			Computed: true,
-			MarkdownDescription: "PackageRepository the version comes from (`spec.packageRepositoryName`). When omitted and " +
+			MarkdownDescription: specDescription("package_repository_name") + " When omitted and " +
 				"exactly one repository offers the package (`ApplicationPackage.status.availableRepositories`), that one " +
 				"is used and shown in the plan; otherwise the plan fails listing the choices.",
 		},
-		dp: dpSpec, change: changeSpec, specString: "packageRepositoryName", refresh: true, manifest: manifestRead,
-	},
-	"release_channel": {
-		schema: schema.StringAttribute{
-			Optional:            true,
-			MarkdownDescription: "Release channel (`spec.releaseChannel`).",
-		},
-		dp: dpSpec, change: changeSpec, specString: "releaseChannel", refresh: true, manifest: manifestRead,
 	},
 	"maintenance": {
 		schema: schema.StringAttribute{
 			Optional:            true,
-			MarkdownDescription: "Maintenance mode (`spec.maintenance`): `NoResourceReconciliation`.",
+			MarkdownDescription: specDescription("maintenance"),
 			Validators:          []validator.String{stringvalidator.OneOf("NoResourceReconciliation")},
 		},
-		dp: dpSpec, change: changeSpec, specString: "maintenance", refresh: true, manifest: manifestRead,
-	},
-	"update": {
-		schema: appstatus.UpdateResourceAttribute(),
-		dp:     dpSpec, change: changeSpec, specTyped: &appstatus.UpdateField, refresh: true, manifest: manifestRead,
 	},
 	"resource_requests": {
 		schema: func() schema.ListNestedAttribute {
@@ -203,7 +189,6 @@ var attributes = map[string]attribute{
 				"`DECKHOUSE_ENABLE_RESOURCE_REQUESTS=true`; otherwise DP stores it and the package's own values apply."
 			return a
 		}(),
-		dp: dpSpec, change: changeSpec, specTyped: &appstatus.ResourceRequestsField, refresh: true, manifest: manifestRead,
 	},
 	"labels": {
 		schema: schema.MapAttribute{
@@ -345,7 +330,29 @@ var attributes = map[string]attribute{
 		},
 		refresh: true, secret: true, manifest: manifestNull,
 	},
+})
+
+// withSpecFields completes the table with the fields of an Application's
+// spec (appstatus.SpecFields), which every schema shares: DP sees each in
+// spec, a change of it reruns DP's checks, a refresh and a move read it.
+// An entry above holds only the resource's own facts of a field (whether it
+// is required, its plan modifiers and validators); a field without one is
+// an optional argument with appstatus's schema.
+func withSpecFields(table map[string]attribute) map[string]attribute {
+	for i := range appstatus.SpecFields {
+		f := &appstatus.SpecFields[i]
+		a, ok := table[f.Attr]
+		if !ok {
+			a.schema = f.ResourceAttribute()
+		}
+		a.spec, a.dp, a.change, a.refresh, a.manifest = f, dpSpec, changeSpec, true, manifestRead
+		table[f.Attr] = a
+	}
+	return table
 }
+
+// specDescription is what spec field name is, as every schema says it.
+func specDescription(name string) string { return appstatus.SpecFieldOf(name).Description }
 
 // attributeNames are the names of the table, sorted.
 var attributeNames = func() []string {
@@ -433,19 +440,27 @@ var modelFields = sync.OnceValue(func() map[string]int {
 	return out
 })
 
-// field is the field of attribute name in m. A name without a field is an
-// attribute missing from applicationModel (TestAttributeFacts_CoverTheSchema).
-func (m *applicationModel) field(name string) reflect.Value {
+// field is the field of attribute name in m, and whether there is one. A
+// name without a field is an attribute missing from applicationModel,
+// which TestAttributeFacts_CoverTheSchema names: get reads it as null and
+// set drops it, so the gap shows as that test's failure (and the
+// framework's diagnostic for a model that does not match the schema), not
+// as a panic.
+func (m *applicationModel) field(name string) (reflect.Value, bool) {
 	i, ok := modelFields()[name]
 	if !ok {
-		panic("applicationModel has no field for attribute " + name)
+		return reflect.Value{}, false
 	}
-	return reflect.ValueOf(m).Elem().Field(i)
+	return reflect.ValueOf(m).Elem().Field(i), true
 }
 
 // get is the value of attribute name in m.
 func (m *applicationModel) get(name string) attr.Value {
-	v, ok := m.field(name).Interface().(attr.Value)
+	f, ok := m.field(name)
+	if !ok {
+		return nullValue(attributes[name].attrType())
+	}
+	v, ok := f.Interface().(attr.Value)
 	if !ok {
 		panic("applicationModel field of " + name + " is not a framework value")
 	}
@@ -453,7 +468,11 @@ func (m *applicationModel) get(name string) attr.Value {
 }
 
 // set sets attribute name of m to v, a value of its type.
-func (m *applicationModel) set(name string, v attr.Value) { m.field(name).Set(reflect.ValueOf(v)) }
+func (m *applicationModel) set(name string, v attr.Value) {
+	if f, ok := m.field(name); ok {
+		f.Set(reflect.ValueOf(v))
+	}
+}
 
 // nullValue is the null value of t.
 func nullValue(t attr.Type) attr.Value {
@@ -554,15 +573,11 @@ func withoutSecrets(m *applicationModel) {
 func writeSpecFields(plan *applicationModel, spec map[string]any) {
 	for _, n := range attributeNames {
 		a := attributes[n]
-		switch {
-		case a.specString != "":
-			if s, ok := plan.get(n).(types.String); ok && s.ValueString() != "" {
-				spec[a.specString] = s.ValueString()
-			}
-		case a.specTyped != nil:
-			if v, ok := a.specTyped.Body(plan.get(n)); ok {
-				spec[a.specTyped.JSON] = v
-			}
+		if a.spec == nil {
+			continue
+		}
+		if v, ok := a.spec.Body(plan.get(n)); ok && v != "" {
+			spec[a.spec.JSON] = v
 		}
 	}
 }
@@ -570,11 +585,8 @@ func writeSpecFields(plan *applicationModel, spec map[string]any) {
 // place is where the attribute is in the Application (nil: it is not
 // read back from one place of it).
 func (a attribute) place() []string {
-	switch {
-	case a.specString != "":
-		return []string{"spec", a.specString}
-	case a.specTyped != nil:
-		return []string{"spec", a.specTyped.JSON}
+	if a.spec != nil {
+		return []string{"spec", a.spec.JSON}
 	}
 	return a.at
 }
@@ -609,18 +621,18 @@ func readProjected(m *applicationModel, obj *unstructured.Unstructured, own owne
 		}
 		back.named.add(n, a, p)
 		switch {
-		case a.specString != "":
+		case a.spec != nil && a.spec.Type == types.StringType:
 			s, _ := v.(string)
 			if priorS, ok := m.get(n).(types.String); ok && a.schema.IsOptional() && !a.schema.IsComputed() {
 				m.set(n, optionalString(s, priorS))
 			} else {
 				m.set(n, types.StringValue(s))
 			}
-		case a.specTyped != nil:
+		case a.spec != nil:
 			if !present {
 				v = nil
 			}
-			m.set(n, a.specTyped.FromJSON(v, m.get(n)))
+			m.set(n, a.spec.FromJSON(v, m.get(n)))
 		case n == "settings":
 			back.settings, back.hasSettings, back.settingsLeftOut = v, present, pathsOf(p.leftOut)
 		default: // a map of strings: labels, annotations

@@ -148,8 +148,19 @@ func sampleResourceRequests() types.List {
 }
 
 // The table, the schema and the model name the same attributes: an
-// attribute added to one and not the others fails here by name.
+// attribute added to one and not the others fails here by name. TestMain
+// runs only this test and the resource page's when tableGaps finds a gap,
+// so no other test panics on the missing field first.
 func TestAttributeFacts_CoverTheSchema(t *testing.T) {
+	for _, gap := range tableGaps() {
+		t.Error(gap)
+	}
+}
+
+// tableGaps names each place an attribute of the table, of the schema, of
+// appstatus.SpecFields or of applicationModel is missing from.
+func tableGaps() []string {
+	var gaps []string
 	sch, _, _ := resourceTypes()
 	inSchema := map[string]bool{}
 	for n := range sch.Attributes {
@@ -158,33 +169,38 @@ func TestAttributeFacts_CoverTheSchema(t *testing.T) {
 	for n := range sch.Blocks {
 		inSchema[n] = true
 	}
-	for n := range inSchema {
+	for _, n := range slices.Sorted(maps.Keys(inSchema)) {
 		if _, ok := attributes[n]; !ok {
-			t.Errorf("schema attribute %s has no entry in the table of attribute facts (attributes.go)", n)
+			gaps = append(gaps, fmt.Sprintf("schema attribute %s has no entry in the table of attribute facts (attributes.go)", n))
 		}
 	}
-	for n, a := range attributes {
+	for _, n := range attributeNames {
+		a := attributes[n]
 		if !inSchema[n] {
-			t.Errorf("the table names %s, which the schema lacks", n)
+			gaps = append(gaps, fmt.Sprintf("the table names %s, which the schema lacks", n))
 		}
 		if (a.schema == nil) == (a.block == nil) {
-			t.Errorf("%s: an entry has either a schema attribute or a block", n)
+			gaps = append(gaps, fmt.Sprintf("%s: an entry has either a schema attribute or a block", n))
 		}
 		if _, ok := modelFields()[n]; !ok {
-			t.Errorf("%s has no field in applicationModel (model.go)", n)
+			gaps = append(gaps, fmt.Sprintf("%s has no field in applicationModel (model.go)", n))
 		}
-		if (a.specString != "" || a.specTyped != nil) && a.dp != dpSpec {
-			t.Errorf("%s is written to spec but its facts say DP sees it in %v", n, a.dp)
+		if a.spec != nil && a.dp != dpSpec {
+			gaps = append(gaps, fmt.Sprintf("%s is written to spec but its facts say DP sees it in %v", n, a.dp))
+		}
+		if a.spec != nil && !a.attrType().Equal(a.spec.Type) {
+			gaps = append(gaps, fmt.Sprintf("%s: the resource's schema type %s is not that of appstatus.SpecFields, %s", n, a.attrType(), a.spec.Type))
 		}
 		if a.dp != dpNeither && a.change == changeNone && !a.schema.IsWriteOnly() {
-			t.Errorf("%s: DP sees it, but a change of it writes nothing", n)
+			gaps = append(gaps, fmt.Sprintf("%s: DP sees it, but a change of it writes nothing", n))
 		}
 	}
-	for tag := range modelFields() {
+	for _, tag := range slices.Sorted(maps.Keys(modelFields())) {
 		if !inSchema[tag] {
-			t.Errorf("applicationModel field %s is not in the schema", tag)
+			gaps = append(gaps, fmt.Sprintf("applicationModel field %s is not in the schema", tag))
 		}
 	}
+	return gaps
 }
 
 // fullModel is appState with every attribute that has no value there set

@@ -2,6 +2,7 @@ package application
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,6 +23,17 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if gaps := tableGaps(); len(gaps) > 0 {
+		// The other tests build models of the table and would panic on a
+		// missing field: run only the tests that name each place an
+		// attribute is missing from (the table, the model, the page).
+		fmt.Fprintf(os.Stderr, "the table of attribute facts has %d gaps: running only the tests that name them\n", len(gaps))
+		if err := flag.Set("test.run", "^(TestAttributeFacts_CoverTheSchema|TestResourcePage_WhatTheStateHoldsNamesEveryAttribute)$"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
 	code := m.Run()
 	if cp != nil {
 		if err := cp.Stop(); err != nil {

@@ -503,7 +503,7 @@ func displayPath(name string, a attribute, path []string) string {
 			b.WriteString(step)
 		case a.dp == dpMetadata:
 			fmt.Fprintf(&b, "[%q]", step)
-		case a.specTyped != nil:
+		case a.spec != nil:
 			b.WriteString("." + snakeName(step))
 		default:
 			b.WriteString("." + step)

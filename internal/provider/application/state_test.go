@@ -69,7 +69,7 @@ func configOf(m applicationModel) applicationModel {
 // fillNulls sets every attribute m leaves unset (a zero value) to null.
 func fillNulls(m *applicationModel) {
 	for _, n := range attributeNames {
-		if m.field(n).IsZero() {
+		if f, ok := m.field(n); ok && f.IsZero() {
 			m.set(n, nullValue(attributes[n].attrType()))
 		}
 	}

@@ -1,9 +1,11 @@
 // Package appstatus reads the status of a DP Application once, for the
 // deckhouse_application resource and the deckhouse_application and
 // deckhouse_applications data sources, so they report the same thing in
-// the same way; and so the typed spec fields of newer DP releases
-// (spec.update, spec.resourceRequests: spec.go), their schemas, their CRD
-// rules as validators, their apply body and their reading.
+// the same way; and so the fields of an Application's spec (SpecFields,
+// spec.go: the one table the resource, the data sources and the ephemeral
+// resource derive their schema entries and reads from), with the typed
+// fields of newer DP releases (spec.update, spec.resourceRequests), their
+// CRD rules as validators, their apply body and their reading.
 //
 // Decisions:
 //   - An omitted typed spec field is not written: DP's own fallback applies.

@@ -174,14 +174,6 @@ func ResourceRequestsResourceAttribute() rschema.ListNestedAttribute {
 	}
 }
 
-// UpdateDataSourceAttribute and ResourceRequestsDataSourceAttribute are the
-// same attributes, computed, for the data sources.
-func UpdateDataSourceAttribute() dschema.Attribute { return computedOf(UpdateResourceAttribute()) }
-
-func ResourceRequestsDataSourceAttribute() dschema.Attribute {
-	return computedOf(ResourceRequestsResourceAttribute())
-}
-
 // computedOf is a resource schema attribute as a computed data source one,
 // with the same descriptions.
 func computedOf(a rschema.Attribute) dschema.Attribute {
@@ -219,18 +211,85 @@ var (
 	ResourceRequestsType = ResourceRequestsResourceAttribute().GetType()
 )
 
-// SpecField is one typed spec field: its JSON name under spec and its type.
+// SpecField is one field of an Application's spec as every schema shows
+// it: the resource (whose table adds what it does with the field), the
+// data sources and the ephemeral resource (which show the object as it is).
+// Adding a spec field to the provider is one entry of SpecFields, one field
+// of the resource's model and the docs; every schema, apply body and read
+// derives from here.
 type SpecField struct {
+	// Attr is the Terraform attribute name.
+	Attr string
+	// JSON is the field's name under spec.
 	JSON string
+	// Type is the attribute's value type.
 	Type attr.Type
+	// Description says what the field is, in every schema.
+	Description string
+	// Listed: the items of deckhouse_applications carry it too.
+	Listed bool
+	// resource is the resource's schema attribute of a typed field, with
+	// DP's CRD rules as validators; nil: an optional string.
+	resource func() rschema.Attribute
 }
 
+// The typed spec fields.
 var (
 	// UpdateField is spec.update.
-	UpdateField = SpecField{JSON: "update", Type: UpdateType}
+	UpdateField = SpecField{Attr: "update", JSON: "update", Type: UpdateType, Description: updateDescription, Listed: true,
+		resource: func() rschema.Attribute { return UpdateResourceAttribute() }}
 	// ResourceRequestsField is spec.resourceRequests.
-	ResourceRequestsField = SpecField{JSON: "resourceRequests", Type: ResourceRequestsType}
+	ResourceRequestsField = SpecField{Attr: "resource_requests", JSON: "resourceRequests", Type: ResourceRequestsType,
+		Description: resourceRequestsDescription, Listed: true,
+		resource: func() rschema.Attribute { return ResourceRequestsResourceAttribute() }}
 )
+
+// SpecFields are the fields of an Application's spec the provider shows,
+// all but spec.settings (whose values may be secrets, so each place treats
+// it on its own), in the order of DP's CRD.
+var SpecFields = []SpecField{
+	{Attr: "package_name", JSON: "packageName", Type: types.StringType, Listed: true,
+		Description: "Name of the ApplicationPackage (`spec.packageName`)."},
+	{Attr: "package_version", JSON: "packageVersion", Type: types.StringType, Listed: true,
+		Description: "Version of the package (`spec.packageVersion`), for example `v1.0.0`."},
+	{Attr: "package_repository_name", JSON: "packageRepositoryName", Type: types.StringType, Listed: true,
+		Description: "PackageRepository the version comes from (`spec.packageRepositoryName`)."},
+	{Attr: "release_channel", JSON: "releaseChannel", Type: types.StringType,
+		Description: "Release channel (`spec.releaseChannel`)."},
+	{Attr: "maintenance", JSON: "maintenance", Type: types.StringType,
+		Description: "Maintenance mode (`spec.maintenance`): `NoResourceReconciliation`."},
+	UpdateField,
+	ResourceRequestsField,
+}
+
+// SpecFieldOf is the spec field of Terraform attribute name, nil when it is
+// none.
+func SpecFieldOf(name string) *SpecField {
+	for i := range SpecFields {
+		if SpecFields[i].Attr == name {
+			return &SpecFields[i]
+		}
+	}
+	return nil
+}
+
+// ResourceAttribute is the field's attribute of the resource's schema
+// before the resource's own facts (plan modifiers, what a change does).
+func (f SpecField) ResourceAttribute() rschema.Attribute {
+	if f.resource != nil {
+		return f.resource()
+	}
+	return rschema.StringAttribute{Optional: true, MarkdownDescription: f.Description}
+}
+
+// DataSourceAttribute is the field's attribute of the data sources' schemas:
+// the resource's, computed.
+func (f SpecField) DataSourceAttribute() dschema.Attribute {
+	if f.resource == nil {
+		return dschema.StringAttribute{Computed: true, MarkdownDescription: f.Description + " Null when not set."}
+	}
+	return computedOf(f.ResourceAttribute())
+}
 
 // Null is the field's null value.
 func (f SpecField) Null() attr.Value { return nullOf(f.Type) }

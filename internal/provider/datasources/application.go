@@ -3,10 +3,12 @@ package datasources
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -31,34 +33,50 @@ type ApplicationDataSource struct {
 	cluster
 }
 
-type applicationDataModel struct {
-	ID                    types.String  `tfsdk:"id"`
-	Namespace             types.String  `tfsdk:"namespace"`
-	Name                  types.String  `tfsdk:"name"`
-	PackageName           types.String  `tfsdk:"package_name"`
-	PackageVersion        types.String  `tfsdk:"package_version"`
-	PackageRepositoryName types.String  `tfsdk:"package_repository_name"`
-	ReleaseChannel        types.String  `tfsdk:"release_channel"`
-	Maintenance           types.String  `tfsdk:"maintenance"`
-	Update                types.Object  `tfsdk:"update"`
-	ResourceRequests      types.List    `tfsdk:"resource_requests"`
-	Labels                types.Map     `tfsdk:"labels"`
-	Annotations           types.Map     `tfsdk:"annotations"`
-	Settings              types.Dynamic `tfsdk:"settings"`
-	EffectiveSettings     types.Dynamic `tfsdk:"effective_settings"`
-	LastAppliedSettings   types.Dynamic `tfsdk:"last_applied_settings"`
-	Status                types.Object  `tfsdk:"status"`
-}
-
 func (d *ApplicationDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_application"
 }
 
 func (d *ApplicationDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	str := func(desc string) schema.StringAttribute {
-		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
+	resp.Schema = applicationSchema()
+}
+
+// applicationSchema is the schema of deckhouse_application: the spec fields
+// of appstatus.SpecFields and the attributes below.
+func applicationSchema() schema.Schema {
+	attrs := map[string]schema.Attribute{
+		"id":        schema.StringAttribute{Computed: true, MarkdownDescription: "`<namespace>/<name>`."},
+		"namespace": schema.StringAttribute{Required: true, MarkdownDescription: "Namespace (project) of the Application."},
+		"name":      schema.StringAttribute{Required: true, MarkdownDescription: "Name of the Application."},
+		"labels": schema.MapAttribute{
+			Computed: true, ElementType: types.StringType,
+			MarkdownDescription: "Every label of the object, including those DP adds (`packages.deckhouse.io/package`, `packages.deckhouse.io/instance`).",
+		},
+		"annotations": schema.MapAttribute{
+			Computed: true, ElementType: types.StringType,
+			MarkdownDescription: "Every annotation of the object.",
+		},
+		"settings": schema.DynamicAttribute{
+			Computed: true, Sensitive: true,
+			MarkdownDescription: "`spec.settings` as written, null when not set. Sensitive: it may hold values written " +
+				"through the write-only `sensitive_settings` of the `deckhouse_application` resource.",
+		},
+		"effective_settings": schema.DynamicAttribute{
+			Computed: true, Sensitive: true,
+			MarkdownDescription: appstatus.EffectiveSettingsDescription + " Here DP's record when DP has applied the " +
+				"current generation (`ConfigurationApplied` True for `metadata.generation`), null until then. " +
+				"Sensitive for the same reason as `settings`, which it contains.",
+		},
+		"last_applied_settings": schema.DynamicAttribute{
+			Computed: true, Sensitive: true,
+			MarkdownDescription: appstatus.LastAppliedSettingsDescription + " Sensitive for the same reason as `settings`.",
+		},
+		"status": appstatus.DataSourceAttribute(),
 	}
-	resp.Schema = schema.Schema{
+	for _, f := range appstatus.SpecFields {
+		attrs[f.Attr] = f.DataSourceAttribute()
+	}
+	return schema.Schema{
 		MarkdownDescription: "Reads one existing Application (`deckhouse.io/v1alpha1`) by namespace and name: its spec, its " +
 			"effective settings, the settings DP applied last and its status. Use it for Applications managed elsewhere (another " +
 			"configuration, `kubectl`, the DP console). An Application that does not exist is an error.\n\n" +
@@ -67,42 +85,7 @@ func (d *ApplicationDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 			"paths those are. Read a value with `nonsensitive()` only when you know it is not a secret.\n\n" +
 			"A configuration that reads secrets from an Application should use the ephemeral resource `deckhouse_application` " +
 			"instead: it reads the same values and stores none of them in the plan or the state (Terraform 1.10, OpenTofu 1.11 or later).",
-		Attributes: map[string]schema.Attribute{
-			"id":                      str("`<namespace>/<name>`."),
-			"namespace":               schema.StringAttribute{Required: true, MarkdownDescription: "Namespace (project) of the Application."},
-			"name":                    schema.StringAttribute{Required: true, MarkdownDescription: "Name of the Application."},
-			"package_name":            str("`spec.packageName`: the ApplicationPackage."),
-			"package_version":         str("`spec.packageVersion`: the requested version, for example `v1.0.0`."),
-			"package_repository_name": str("`spec.packageRepositoryName`: the PackageRepository, null when not set."),
-			"release_channel":         str("`spec.releaseChannel`, null when not set."),
-			"maintenance":             str("`spec.maintenance` (`NoResourceReconciliation`), null when not set."),
-			"update":                  appstatus.UpdateDataSourceAttribute(),
-			"resource_requests":       appstatus.ResourceRequestsDataSourceAttribute(),
-			"labels": schema.MapAttribute{
-				Computed: true, ElementType: types.StringType,
-				MarkdownDescription: "Every label of the object, including those DP adds (`packages.deckhouse.io/package`, `packages.deckhouse.io/instance`).",
-			},
-			"annotations": schema.MapAttribute{
-				Computed: true, ElementType: types.StringType,
-				MarkdownDescription: "Every annotation of the object.",
-			},
-			"settings": schema.DynamicAttribute{
-				Computed: true, Sensitive: true,
-				MarkdownDescription: "`spec.settings` as written, null when not set. Sensitive: it may hold values written " +
-					"through the write-only `sensitive_settings` of the `deckhouse_application` resource.",
-			},
-			"effective_settings": schema.DynamicAttribute{
-				Computed: true, Sensitive: true,
-				MarkdownDescription: appstatus.EffectiveSettingsDescription + " Here DP's record when DP has applied the " +
-					"current generation (`ConfigurationApplied` True for `metadata.generation`), null until then. " +
-					"Sensitive for the same reason as `settings`, which it contains.",
-			},
-			"last_applied_settings": schema.DynamicAttribute{
-				Computed: true, Sensitive: true,
-				MarkdownDescription: appstatus.LastAppliedSettingsDescription + " Sensitive for the same reason as `settings`.",
-			},
-			"status": appstatus.DataSourceAttribute(),
-		},
+		Attributes: attrs,
 	}
 }
 
@@ -110,8 +93,9 @@ func (d *ApplicationDataSource) Read(ctx context.Context, req datasource.ReadReq
 	if d.deferred(ctx, req, resp) {
 		return
 	}
-	var m applicationDataModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	var ns, name string
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("namespace"), &ns)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("name"), &name)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -119,7 +103,6 @@ func (d *ApplicationDataSource) Read(ctx context.Context, req datasource.ReadReq
 	if cl == nil {
 		return
 	}
-	ns, name := m.Namespace.ValueString(), m.Name.ValueString()
 	obj, err := cl.GetApplication(ctx, ns, name)
 	if apierrors.IsNotFound(err) {
 		resp.Diagnostics.AddError("Application not found",
@@ -130,22 +113,34 @@ func (d *ApplicationDataSource) Read(ctx context.Context, req datasource.ReadReq
 		resp.Diagnostics.AddError("Cannot read the Application", err.Error())
 		return
 	}
-	m.ID = types.StringValue(ns + "/" + name)
-	m.PackageName = nestedStringValue(obj, "spec", "packageName")
-	m.PackageVersion = nestedStringValue(obj, "spec", "packageVersion")
-	m.PackageRepositoryName = nestedStringValue(obj, "spec", "packageRepositoryName")
-	m.ReleaseChannel = nestedStringValue(obj, "spec", "releaseChannel")
-	m.Maintenance = nestedStringValue(obj, "spec", "maintenance")
-	m.Update, _ = appstatus.UpdateField.Read(obj).(types.Object)
-	m.ResourceRequests, _ = appstatus.ResourceRequestsField.Read(obj).(types.List)
-	m.Labels = stringMapValue(obj.GetLabels())
-	m.Annotations = stringMapValue(obj.GetAnnotations())
-	m.Settings = nestedDynamic(obj, "spec", "settings")
-	m.EffectiveSettings = dynamicOf(appstatus.EffectiveSettings(obj))
-	m.LastAppliedSettings = dynamicOf(appstatus.LastApplied(obj))
-	m.Status = readStatus(obj).Value()
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, applicationValue(obj))...)
 }
+
+// applicationValue is the object of deckhouse_application for obj.
+func applicationValue(obj *unstructured.Unstructured) types.Object {
+	ns, name := obj.GetNamespace(), obj.GetName()
+	values := map[string]attr.Value{
+		"id":                    types.StringValue(ns + "/" + name),
+		"namespace":             types.StringValue(ns),
+		"name":                  types.StringValue(name),
+		"labels":                stringMapValue(obj.GetLabels()),
+		"annotations":           stringMapValue(obj.GetAnnotations()),
+		"settings":              nestedDynamic(obj, "spec", "settings"),
+		"effective_settings":    dynamicOf(appstatus.EffectiveSettings(obj)),
+		"last_applied_settings": dynamicOf(appstatus.LastApplied(obj)),
+		"status":                readStatus(obj).Value(),
+	}
+	for _, f := range appstatus.SpecFields {
+		values[f.Attr] = f.Read(obj)
+	}
+	return types.ObjectValueMust(applicationType().AttrTypes, values)
+}
+
+// applicationType is the object type of deckhouse_application.
+var applicationType = sync.OnceValue(func() types.ObjectType {
+	t, _ := applicationSchema().Type().(types.ObjectType) // the framework's schema type is an ObjectType
+	return t
+})
 
 // readStatus reads the status of an Application for the data sources. Any
 // value of spec.settings may be a secret written through sensitive_settings
@@ -161,15 +156,6 @@ func dynamicOf(v any, ok bool) types.Dynamic {
 		return types.DynamicNull()
 	}
 	return convert.ToDynamic(v)
-}
-
-// nestedStringValue is the string at fields, null when absent or not a string.
-func nestedStringValue(obj *unstructured.Unstructured, fields ...string) types.String {
-	v, ok, err := unstructured.NestedString(obj.Object, fields...)
-	if !ok || err != nil {
-		return types.StringNull()
-	}
-	return types.StringValue(v)
 }
 
 // nestedDynamic is the JSON value at fields as a dynamic value, null when absent.

@@ -6,8 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/diagnostics"
 )
 
@@ -38,4 +41,63 @@ func TestReadStatus_DPTextsRedactedOfEverySetting(t *testing.T) {
 			t.Errorf("a status text was not redacted: %q", s)
 		}
 	}
+}
+
+// Each field of appstatus.SpecFields is an attribute of deckhouse_application
+// (and so of the ephemeral resource, which has its schema), read from the
+// object's spec; the listed ones are attributes of deckhouse_applications'
+// items too.
+func TestApplicationDataSources_ShowEverySpecField(t *testing.T) {
+	t.Parallel()
+	spec := map[string]any{}
+	for _, f := range appstatus.SpecFields {
+		spec[f.JSON] = jsonSample(f.Type)
+	}
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"metadata": map[string]any{"name": "a", "namespace": "n"}, "spec": spec,
+	}}
+	one, item := applicationValue(obj).Attributes(), summarizeApplication(obj).Attributes()
+	for _, f := range appstatus.SpecFields {
+		if a, ok := applicationSchema().Attributes[f.Attr]; !ok || !a.IsComputed() {
+			t.Errorf("deckhouse_application has no computed attribute %s", f.Attr)
+		}
+		if v := one[f.Attr]; v == nil || v.IsNull() {
+			t.Errorf("deckhouse_application reads %s as %v from spec.%s", f.Attr, v, f.JSON)
+		}
+		if v := item[f.Attr]; f.Listed && (v == nil || v.IsNull()) {
+			t.Errorf("deckhouse_applications' item reads %s as %v from spec.%s", f.Attr, v, f.JSON)
+		}
+	}
+}
+
+// jsonSample is a value of type t in the JSON data model with every field set.
+func jsonSample(t attr.Type) any {
+	switch t := t.(type) {
+	case types.ObjectType:
+		out := map[string]any{}
+		for name, at := range t.AttrTypes {
+			out[strcase(name)] = jsonSample(at)
+		}
+		return out
+	case types.ListType:
+		return []any{jsonSample(t.ElemType)}
+	case types.MapType:
+		return map[string]any{"k": jsonSample(t.ElemType)}
+	}
+	switch t {
+	case types.Int64Type:
+		return int64(1)
+	case types.BoolType:
+		return true
+	}
+	return "1"
+}
+
+// strcase is DP's JSON name of a Terraform attribute name.
+func strcase(name string) string {
+	parts := strings.Split(name, "_")
+	for i := 1; i < len(parts); i++ {
+		parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+	}
+	return strings.Join(parts, "")
 }

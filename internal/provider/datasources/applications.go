@@ -39,27 +39,24 @@ type applicationsDataModel struct {
 	Items       types.List   `tfsdk:"items"`
 }
 
-// applicationSummary is one item of deckhouse_applications.
-type applicationSummary struct {
-	Namespace, Name                 string
-	PackageName, PackageVersion     *string
-	PackageRepositoryName, State    *string
-	ConfigurationApplied, ReadyCond *string
-	Update, ResourceRequests        attr.Value
-}
-
-var applicationsItemAttrTypes = map[string]attr.Type{
-	"namespace":               types.StringType,
-	"name":                    types.StringType,
-	"package_name":            types.StringType,
-	"package_version":         types.StringType,
-	"package_repository_name": types.StringType,
-	"state":                   types.StringType,
-	"configuration_applied":   types.StringType,
-	"ready":                   types.StringType,
-	"update":                  appstatus.UpdateType,
-	"resource_requests":       appstatus.ResourceRequestsType,
-}
+// applicationsItemAttrTypes are the attribute types of an item of
+// deckhouse_applications: the listed spec fields of appstatus.SpecFields and
+// those below.
+var applicationsItemAttrTypes = func() map[string]attr.Type {
+	out := map[string]attr.Type{
+		"namespace":             types.StringType,
+		"name":                  types.StringType,
+		"state":                 types.StringType,
+		"configuration_applied": types.StringType,
+		"ready":                 types.StringType,
+	}
+	for _, f := range appstatus.SpecFields {
+		if f.Listed {
+			out[f.Attr] = f.Type
+		}
+	}
+	return out
+}()
 
 func (d *ApplicationsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_applications"
@@ -68,6 +65,18 @@ func (d *ApplicationsDataSource) Metadata(_ context.Context, req datasource.Meta
 func (d *ApplicationsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	str := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
+	}
+	item := map[string]schema.Attribute{
+		"namespace":             str("Namespace of the Application."),
+		"name":                  str("Name of the Application."),
+		"state":                 str("`status.summary.state`, null until DP reports one."),
+		"configuration_applied": str("Status of the `ConfigurationApplied` condition (`True`, `False`, `Unknown`), null when absent."),
+		"ready":                 str("Status of the `Ready` condition (`True`, `False`, `Unknown`), null when absent."),
+	}
+	for _, f := range appstatus.SpecFields {
+		if f.Listed {
+			item[f.Attr] = f.DataSourceAttribute()
+		}
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Lists the Applications (`deckhouse.io/v1alpha1`) of a namespace, or of every namespace, " +
@@ -93,18 +102,7 @@ func (d *ApplicationsDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 			"items": schema.ListNestedAttribute{
 				Computed:            true,
 				MarkdownDescription: "The Applications, sorted by namespace, then name (an empty list when there are none).",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"namespace":               str("Namespace of the Application."),
-					"name":                    str("Name of the Application."),
-					"package_name":            str("`spec.packageName`."),
-					"package_version":         str("`spec.packageVersion`."),
-					"package_repository_name": str("`spec.packageRepositoryName`, null when not set."),
-					"state":                   str("`status.summary.state`, null until DP reports one."),
-					"configuration_applied":   str("Status of the `ConfigurationApplied` condition (`True`, `False`, `Unknown`), null when absent."),
-					"ready":                   str("Status of the `Ready` condition (`True`, `False`, `Unknown`), null when absent."),
-					"update":                  appstatus.UpdateDataSourceAttribute(),
-					"resource_requests":       appstatus.ResourceRequestsDataSourceAttribute(),
-				}},
+				NestedObject:        schema.NestedAttributeObject{Attributes: item},
 			},
 		},
 	}
@@ -124,10 +122,10 @@ func (d *ApplicationsDataSource) Read(ctx context.Context, req datasource.ReadRe
 		return
 	}
 	ns, pkg := m.Namespace.ValueString(), m.PackageName.ValueString()
-	var items []applicationSummary
+	var items []*unstructured.Unstructured
 	err := cl.ListApplications(ctx, ns, func(obj *unstructured.Unstructured) {
-		if s := summarizeApplication(obj); pkg == "" || (s.PackageName != nil && *s.PackageName == pkg) {
-			items = append(items, s)
+		if p, _, _ := unstructured.NestedString(obj.Object, "spec", "packageName"); pkg == "" || p == pkg {
+			items = append(items, obj)
 		}
 	})
 	if err != nil {
@@ -139,10 +137,10 @@ func (d *ApplicationsDataSource) Read(ctx context.Context, req datasource.ReadRe
 		return
 	}
 	sort.Slice(items, func(i, j int) bool {
-		if items[i].Namespace != items[j].Namespace {
-			return items[i].Namespace < items[j].Namespace
+		if items[i].GetNamespace() != items[j].GetNamespace() {
+			return items[i].GetNamespace() < items[j].GetNamespace()
 		}
-		return items[i].Name < items[j].Name
+		return items[i].GetName() < items[j].GetName()
 	})
 
 	id := ns
@@ -155,48 +153,27 @@ func (d *ApplicationsDataSource) Read(ctx context.Context, req datasource.ReadRe
 	m.ID = types.StringValue(id)
 	itemType := types.ObjectType{AttrTypes: applicationsItemAttrTypes}
 	elems := make([]attr.Value, 0, len(items))
-	for _, s := range items {
-		elems = append(elems, s.value())
+	for _, obj := range items {
+		elems = append(elems, summarizeApplication(obj))
 	}
 	m.Items = types.ListValueMust(itemType, elems)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// summarizeApplication reads the fields deckhouse_applications lists.
-func summarizeApplication(obj *unstructured.Unstructured) applicationSummary {
-	opt := func(fields ...string) *string {
-		v, ok, err := unstructured.NestedString(obj.Object, fields...)
-		if !ok || err != nil {
-			return nil
-		}
-		return &v
-	}
+// summarizeApplication is the item of deckhouse_applications for obj.
+func summarizeApplication(obj *unstructured.Unstructured) types.Object {
 	st := readStatus(obj)
-	return applicationSummary{
-		Namespace:             obj.GetNamespace(),
-		Name:                  obj.GetName(),
-		PackageName:           opt("spec", "packageName"),
-		PackageVersion:        opt("spec", "packageVersion"),
-		PackageRepositoryName: opt("spec", "packageRepositoryName"),
-		State:                 st.State,
-		ConfigurationApplied:  st.ConditionStatus(dpclient.ConditionConfigurationApplied),
-		ReadyCond:             st.ConditionStatus(dpclient.ConditionReady),
-		Update:                appstatus.UpdateField.Read(obj),
-		ResourceRequests:      appstatus.ResourceRequestsField.Read(obj),
+	values := map[string]attr.Value{
+		"namespace":             types.StringValue(obj.GetNamespace()),
+		"name":                  types.StringValue(obj.GetName()),
+		"state":                 types.StringPointerValue(st.State),
+		"configuration_applied": types.StringPointerValue(st.ConditionStatus(dpclient.ConditionConfigurationApplied)),
+		"ready":                 types.StringPointerValue(st.ConditionStatus(dpclient.ConditionReady)),
 	}
-}
-
-func (s applicationSummary) value() types.Object {
-	return types.ObjectValueMust(applicationsItemAttrTypes, map[string]attr.Value{
-		"namespace":               types.StringValue(s.Namespace),
-		"name":                    types.StringValue(s.Name),
-		"package_name":            types.StringPointerValue(s.PackageName),
-		"package_version":         types.StringPointerValue(s.PackageVersion),
-		"package_repository_name": types.StringPointerValue(s.PackageRepositoryName),
-		"state":                   types.StringPointerValue(s.State),
-		"configuration_applied":   types.StringPointerValue(s.ConfigurationApplied),
-		"ready":                   types.StringPointerValue(s.ReadyCond),
-		"update":                  s.Update,
-		"resource_requests":       s.ResourceRequests,
-	})
+	for _, f := range appstatus.SpecFields {
+		if f.Listed {
+			values[f.Attr] = f.Read(obj)
+		}
+	}
+	return types.ObjectValueMust(applicationsItemAttrTypes, values)
 }

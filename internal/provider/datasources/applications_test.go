@@ -19,7 +19,7 @@ func TestSummarizeApplication_SpecStateAndTwoConditions(t *testing.T) {
 			},
 		},
 	}}
-	got := summarizeApplication(obj).value().Attributes()
+	got := summarizeApplication(obj).Attributes()
 	want := map[string]string{
 		"namespace": `"team-a"`, "name": `"web"`, "package_name": `"demo"`, "package_version": `"v1.0.0"`,
 		"package_repository_name": "<null>", "state": `"Updating"`, "configuration_applied": `"False"`, "ready": "<null>",
@@ -49,7 +49,7 @@ func TestSummarizeApplication_UpdateAndResourceRequestsAsInTheCluster(t *testing
 				"containers": []any{map[string]any{"name": "app", "resources": map[string]any{"limits": map[string]any{"cpu": int64(1)}}}}}},
 		},
 	}}
-	got := summarizeApplication(obj).value().Attributes()
+	got := summarizeApplication(obj).Attributes()
 	for k, want := range map[string]string{
 		"update":            `{"block_on_alerts":{"enabled":true,"severity":4},"mode":"AutoPatch","windows":[{"days":["Mon"],"from":"8:00","to":"9:00"}]}`,
 		"resource_requests": `[{"containers":[{"name":"app","resources":{"limits":{"cpu":"1"},"requests":<null>}}],"kind":"Deployment","name":"web","replicas":2}]`,
