@@ -19,15 +19,19 @@ import (
 // withoutDestroyPlans). DECKHOUSE_PROVIDER_SHORTCUTS=off (fastpath.EnvVar)
 // serves the framework's server alone, also without the capability.
 func ProtocolServer(version string) func() tfprotov6.ProviderServer {
-	return func() tfprotov6.ProviderServer {
-		p := &DeckhouseProvider{version: version}
-		framework := providerserver.NewProtocol6(p)()
-		s := framework
-		if fastpath.Enabled() {
-			s = fastpath.New(framework, p.resourceData, fastpath.Resource{TypeName: application.TypeName, New: application.NewResource})
-		}
-		return withListResources(withoutDestroyPlans{ProviderServer: s, identities: applicationIdentities}, framework)
+	return func() tfprotov6.ProviderServer { return newProtocolServer(version, fastpath.Enabled()) }
+}
+
+// newProtocolServer is the server ProtocolServer serves, with the
+// shortcuts in front or not.
+func newProtocolServer(version string, shortcuts bool) tfprotov6.ProviderServer {
+	p := &DeckhouseProvider{version: version}
+	framework := providerserver.NewProtocol6(p)()
+	s := framework
+	if shortcuts {
+		s = fastpath.New(framework, p.resourceData, fastpath.Resource{TypeName: application.TypeName, New: application.NewResource})
 	}
+	return withListResources(withoutDestroyPlans{ProviderServer: s, identities: applicationIdentities}, framework)
 }
 
 // withoutDestroyPlans is a server that does not announce the PlanDestroy
