@@ -935,11 +935,25 @@ func (m *seqMachine) apply(c seqConfig) {
 	if len(again.RequiresReplace) > 0 {
 		m.violation("plan-not-empty/replace", "the plan after an apply DP applied replaces: %v", again.RequiresReplace)
 	}
+	// The violation is named by the first configurable attribute the plan
+	// changes: the computed ones it makes unknown follow from it.
 	pr, pl := attrsOf(m.decode(m.state)), attrsOf(m.decode(again.PlannedState))
-	for _, name := range sortedKeys(pr) {
-		if !pr[name].Equal(pl[name]) {
-			m.violation("plan-not-empty/"+name, "after an apply DP applied, the plan changes %s: %v -> %v", name, pr[name], pl[name])
+	var changes []string
+	cause := ""
+	for _, a := range m.resSchema.Block.Attributes {
+		if !pr[a.Name].Equal(pl[a.Name]) {
+			changes = append(changes, fmt.Sprintf("%s: %v -> %v", a.Name, pr[a.Name], pl[a.Name]))
+			if (a.Optional || a.Required) && (cause == "" || a.Name < cause) {
+				cause = a.Name
+			}
 		}
+	}
+	sort.Strings(changes)
+	if len(changes) > 0 {
+		if cause == "" {
+			cause, _, _ = strings.Cut(changes[0], ":")
+		}
+		m.violation("plan-not-empty/"+cause, "after an apply DP applied, the plan changes %s", strings.Join(changes, "; "))
 	}
 }
 
