@@ -127,7 +127,8 @@ var knownDefects = map[int][]string{
 	4: {"inconsistent-final-plan/effective_settings"},
 	// A rotated or removed secret DP's record of an earlier generation
 	// still holds is stored and printed.
-	2: {"leak/secret/state.last_applied_settings", "leak/secret/plan.last_applied_settings", "leak/secret/state.status"},
+	2: {"leak/secret/state.last_applied_settings", "leak/secret/plan.last_applied_settings", "leak/secret/state.status",
+		"leak/secret/diagnostic"},
 	// DP's texts quote values the state does not hold.
 	3: {"leak/foreign/diagnostic", "leak/foreign/log"},
 	// settings = {} after settings with keys is written as null.
@@ -246,6 +247,12 @@ var seqRegressions = []struct {
 	{name: "SecretRotatedWithoutWait_NotInLastAppliedSettings", defect: 2, steps: []seqStep{
 		{Op: seqApply, Config: seqConfig{Version: "v1.0.0", Sensitive: map[string]any{"podLabels": map[string]any{"app": "sec-3kj1x0dy"}}, SensitiveVersion: "ver-1", NoWait: true}},
 		{Op: seqApply, Config: seqConfig{Version: "v1.0.0", Sensitive: map[string]any{"auth": map[string]any{"token": "sec-6o221193"}}, SensitiveVersion: "ver-2", NoWait: true}},
+	}},
+	{name: "SecretRotatedWhileDPLagsAfterARejection_NotStoredOrQuoted", defect: 2, steps: []seqStep{
+		{Op: seqApply, Config: seqConfig{Version: "v1.0.0", Sensitive: map[string]any{"extra": map[string]any{"a": "sec-513xuetq"}}, SensitiveVersion: "ver-1"}},
+		{Op: seqDP, Mode: "reject"},
+		{Op: seqDP, Mode: "lag"},
+		{Op: seqApply, Config: seqConfig{Version: "v1.0.0", Sensitive: map[string]any{"auth": map[string]any{"token": "sec-1027ur1v"}}, SensitiveVersion: "ver-2"}},
 	}},
 	{name: "ForeignReleaseChannel_NotInTheState", defect: 1, steps: []seqStep{
 		{Op: seqApply, Config: seqConfig{Version: "v1.1.0", Labels: map[string]string{"tier": "cfg-x411x1x7"}}},
