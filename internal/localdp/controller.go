@@ -100,6 +100,9 @@ type controller struct {
 	// binds oldSelf to them. Kept in memory only, as DP's runtime does; after
 	// a restart oldSelf falls back to status.lastAppliedConfiguration.
 	rawApplied map[types.UID]any
+	// held lists the namespaces whose Applications the controller leaves
+	// alone until they are released (ControlPlane.Hold).
+	held map[string]bool
 
 	// packages holds the compiled package of each ApplicationPackageVersion
 	// by name, valid for one resourceVersion: compiling the published
@@ -147,6 +150,7 @@ func newController(cfg *rest.Config, opts Options) (*controller, error) {
 		logf:       logf,
 		applied:    map[types.UID]int64{},
 		rawApplied: map[types.UID]any{},
+		held:       map[string]bool{},
 		packages:   map[string]compiledPackage{},
 	}
 	enqueue := func(obj any) {
@@ -207,6 +211,22 @@ func (c *controller) start(ctx context.Context, done chan struct{}) error {
 	return nil
 }
 
+// hold makes the controller leave the Applications of ns alone (no
+// finalizer, no labels, no verdict) until release, which queues them all.
+func (c *controller) hold(ns string, on bool) {
+	c.mu.Lock()
+	c.held[ns] = on
+	c.mu.Unlock()
+	if on {
+		return
+	}
+	for _, obj := range c.apps.GetStore().List() {
+		if u, ok := obj.(*unstructured.Unstructured); ok && u.GetNamespace() == ns {
+			c.queue.Add(ns + "/" + u.GetName())
+		}
+	}
+}
+
 // enqueueUsers queues every Application that refers to the package version apvName.
 func (c *controller) enqueueUsers(apvName string) {
 	for _, obj := range c.apps.GetStore().List() {
@@ -249,6 +269,12 @@ func (c *controller) reconcile(ctx context.Context, key string) error {
 	ns, _, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
 		return nil //nolint:nilerr // a malformed key can never succeed: drop it instead of retrying
+	}
+	c.mu.Lock()
+	held := c.held[ns]
+	c.mu.Unlock()
+	if held {
+		return nil
 	}
 	obj, exists, err := c.apps.GetStore().GetByKey(key)
 	if err != nil || !exists {

@@ -272,6 +272,24 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	return cp, nil
 }
 
+// Hold makes the stand-in controller leave the Applications of namespace
+// ns alone, as a DP that lags behind: no finalizer, no labels and no
+// verdict, so a write stays unapplied and a delete of an Application that
+// carries the finalizer waits. Release ends it and reconciles them all.
+// Both do nothing without the controller.
+func (cp *ControlPlane) Hold(ns string) {
+	if cp.ctrl != nil {
+		cp.ctrl.hold(ns, true)
+	}
+}
+
+// Release ends a Hold of namespace ns.
+func (cp *ControlPlane) Release(ns string) {
+	if cp.ctrl != nil {
+		cp.ctrl.hold(ns, false)
+	}
+}
+
 // KubeconfigPath is the path of the admin kubeconfig file.
 func (cp *ControlPlane) KubeconfigPath() string { return cp.kubeconfigPath }
 

@@ -50,6 +50,10 @@
 //     rejected: ConfigurationApplied=False, reason SettingsInvalid, message
 //     "validate settings: <path>: <message>; ...", summary.state Failed.
 //
+// Hold and Release make it leave the Applications of one namespace alone
+// for a while, as a DP that lags behind, so that a test can hold a verdict
+// back or write one of its own.
+//
 // Every condition it writes carries the Application's metadata.generation as
 // observedGeneration, and every summary it writes replaces the previous one.
 //

@@ -57,6 +57,7 @@ func disabled() map[string]bool {
 type Resource struct {
 	TypeName string
 	New      func() resource.Resource
+	Off      bool // no shortcut answers for this type, as with EnvVar "off"
 }
 
 // Private is the provider's keys of the private state and their values (an
@@ -121,7 +122,7 @@ func (s *server) schemaOf(typeName string) *schemaInfo {
 
 // target is the resource type named when the shortcuts answer for it.
 func (s *server) target(typeName string) *target {
-	if info := s.schemaOf(typeName); info == nil || info.err != nil {
+	if info := s.schemaOf(typeName); info == nil || info.err != nil || s.types[typeName].Off {
 		return nil
 	}
 	return s.types[typeName]
