@@ -10,10 +10,8 @@ import (
 )
 
 func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	// A client that allows deferred actions goes to the framework for an
-	// unchanged plan: ModifyPlan may answer it with a deferral.
-	deferrable := req.ClientCapabilities != nil && req.ClientCapabilities.DeferralAllowed
-	if t := s.target(req.TypeName); t != nil && !s.off[shortcutPlanUnchanged] && !deferrable {
+	// ModifyPlan may defer (a client that allows it), planUnchanged does not.
+	if t := s.target(req.TypeName); t != nil && !s.off[shortcutPlanUnchanged] && (req.ClientCapabilities == nil || !req.ClientCapabilities.DeferralAllowed) {
 		if resp, ok := planUnchanged(ctx, t, req); ok {
 			return resp, nil
 		}

@@ -12,10 +12,8 @@ import (
 )
 
 func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
-	// A client that allows deferred actions goes to the framework: the
-	// resource's Read may answer it with a deferral, ReadUnchanged does not.
-	deferrable := req.ClientCapabilities != nil && req.ClientCapabilities.DeferralAllowed
-	if t := s.target(req.TypeName); t != nil && !s.off[shortcutRead] && !deferrable {
+	// Read may defer (a client that allows it), ReadUnchanged does not.
+	if t := s.target(req.TypeName); t != nil && !s.off[shortcutRead] && (req.ClientCapabilities == nil || !req.ClientCapabilities.DeferralAllowed) {
 		resp, next, ok := s.readUnchanged(ctx, t, req)
 		if ok {
 			return resp, nil
