@@ -99,7 +99,7 @@ func adoptable(u *unstructured.Unstructured, manager string) *pendingMark {
 		return nil
 	}
 	for _, mf := range u.GetManagedFields() {
-		if mf.Manager == manager && mf.FieldsV1 != nil && ownsAnnotation(mf.FieldsV1.Raw, AnnotationPendingCreate) {
+		if mf.Manager == manager && mf.FieldsV1 != nil && ownsAnnotation(mf.FieldsV1.GetRawBytes(), AnnotationPendingCreate) {
 			return &pendingMark{value: v}
 		}
 	}

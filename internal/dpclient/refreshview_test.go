@@ -26,9 +26,9 @@ func TestRefreshView_KeepsApplyEntriesSettingsOwnersAndTheStatusRefreshesRead(t 
 		{Manager: "controller", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status"},
 		{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply},
 		{Manager: "kubectl-create", Operation: metav1.ManagedFieldsOperationUpdate, FieldsType: "FieldsV1",
-			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:settings":{".":{},"f:replicas":{}}}}`)}},
+			FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:settings":{".":{},"f:replicas":{}}}}`)},
 		{Manager: "kubectl-label", Operation: metav1.ManagedFieldsOperationUpdate, FieldsType: "FieldsV1",
-			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{"f:team":{}}}}`)}},
+			FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{"f:team":{}}}}`)},
 	})
 	got := refreshView(obj)
 	var managers []string

@@ -176,7 +176,7 @@ func TestWrite_PendingMarkIsAMergePatchOfTheAnnotationOnly(t *testing.T) {
 func TestAdoptable_OnlyTheFieldManagersOwnMark(t *testing.T) {
 	owned := func(manager string) metav1.ManagedFieldsEntry {
 		return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate,
-			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:annotations":{"f:` + AnnotationPendingCreate + `":{}}}}`)}}
+			FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:annotations":{"f:` + AnnotationPendingCreate + `":{}}}}`)}
 	}
 	tests := []struct {
 		name    string

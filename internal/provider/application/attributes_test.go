@@ -237,7 +237,7 @@ func TestAttributeFacts_SpecAttributesAreWrittenAndReadBack(t *testing.T) {
 			r := &Resource{}
 			for name, prior := range map[string]applicationModel{"state": full, "import": importedModel("demo", "app")} {
 				m := prior
-				if diags := r.fromObject(context.Background(), &m, obj, nil, providerdata.DefaultFieldManager, func(s string) string { return s }); diags.HasError() {
+				if diags := r.fromObject(context.Background(), &m, obj, providerdata.DefaultFieldManager, func(s string) string { return s }); diags.HasError() {
 					t.Fatal(diags)
 				}
 				if !m.get(n).Equal(full.get(n)) {
@@ -270,7 +270,7 @@ func TestAttributeFacts_RefreshFillsWhatTheTableSays(t *testing.T) {
 	filled := map[string]bool{}
 	for _, o := range []*unstructured.Unstructured{obj, behind} {
 		m := imported
-		if diags := (&Resource{}).fromObject(context.Background(), &m, o, nil, providerdata.DefaultFieldManager, func(s string) string { return s }); diags.HasError() {
+		if diags := (&Resource{}).fromObject(context.Background(), &m, o, providerdata.DefaultFieldManager, func(s string) string { return s }); diags.HasError() {
 			t.Fatal(diags)
 		}
 		for _, n := range attributeNames {
@@ -328,7 +328,7 @@ func TestAttributeFacts_MoveCarriesWhatTheTableSays(t *testing.T) {
 	}
 	got := h.model(resp.TargetState)
 	refreshed := importedModel("demo", "app")
-	if diags := (&Resource{}).fromObject(ctx, &refreshed, &unstructured.Unstructured{Object: obj}, nil, providerdata.DefaultFieldManager, func(s string) string { return s }); diags.HasError() {
+	if diags := (&Resource{}).fromObject(ctx, &refreshed, &unstructured.Unstructured{Object: obj}, providerdata.DefaultFieldManager, func(s string) string { return s }); diags.HasError() {
 		t.Fatal(diags)
 	}
 	for _, n := range attributeNames {

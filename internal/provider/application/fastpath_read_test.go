@@ -142,7 +142,7 @@ func TestReadShortcut_AnswersAsTheFramework(t *testing.T) {
 			if err := obj.UnmarshalJSON(raw); err != nil {
 				t.Fatal(err)
 			}
-			r.fromObject(ctx, &prior, &obj, nil, providerdata.DefaultFieldManager, func(s string) string { return s })
+			r.fromObject(ctx, &prior, &obj, providerdata.DefaultFieldManager, func(s string) string { return s })
 			req := &tfprotov6.ReadResourceRequest{
 				TypeName:     TypeName,
 				CurrentState: encodeModel(t, prior),

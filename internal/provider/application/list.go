@@ -133,7 +133,7 @@ func (r *Resource) listResult(ctx context.Context, req list.ListRequest, obj *un
 	m := importedModel(obj.GetNamespace(), obj.GetName())
 	settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
 	secrets := newRedactor(settings)
-	res.Diagnostics.Append(r.fromObject(ctx, &m, obj, nil, r.fieldManager(&m), secrets.Redact)...)
+	res.Diagnostics.Append(r.fromObject(ctx, &m, obj, r.fieldManager(&m), secrets.Redact)...)
 	if !r.readsImportedSettings() {
 		// As after an import: any value may be a secret.
 		withoutSecrets(&m)

@@ -79,7 +79,7 @@ func (r *Resource) moveFromKubernetesManifest(ctx context.Context, req resource.
 	m := importedModel(u.GetNamespace(), u.GetName())
 	settings, _, _ := unstructured.NestedFieldNoCopy(obj, "spec", "settings")
 	secrets := newRedactor(settings)
-	resp.Diagnostics.Append(r.fromObject(ctx, &m, u, nil, r.fieldManager(&m), secrets.Redact)...)
+	resp.Diagnostics.Append(r.fromObject(ctx, &m, u, r.fieldManager(&m), secrets.Redact)...)
 	carryManifest(&m)
 	resp.Diagnostics.Append(resp.TargetState.Set(ctx, &m)...)
 	if resp.TargetIdentity != nil {

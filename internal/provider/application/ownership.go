@@ -58,7 +58,7 @@ func readOwners(obj *unstructured.Unstructured, manager string) owners {
 			continue
 		}
 		var f map[string]any
-		if err := json.Unmarshal(mf.FieldsV1.Raw, &f); err != nil {
+		if err := json.Unmarshal(mf.FieldsV1.GetRawBytes(), &f); err != nil {
 			continue
 		}
 		if mf.Manager == manager && mf.Operation == metav1.ManagedFieldsOperationApply {

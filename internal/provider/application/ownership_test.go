@@ -23,7 +23,7 @@ func managedObject(entries ...metav1.ManagedFieldsEntry) *unstructured.Unstructu
 }
 
 func entry(manager string, op metav1.ManagedFieldsOperationType, fields string) metav1.ManagedFieldsEntry {
-	return metav1.ManagedFieldsEntry{Manager: manager, Operation: op, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)}}
+	return metav1.ManagedFieldsEntry{Manager: manager, Operation: op, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(fields)}
 }
 
 // TestOwnedSettings_KeysOfOtherManagersLeaveTheStateAndAreNamedWithoutValues:

@@ -84,7 +84,7 @@ func TestProjection_EveryAttributeOfTheApplicationIsReadByOwnership(t *testing.T
 			})
 			refresh := func(prior applicationModel) (applicationModel, string) {
 				t.Helper()
-				diags := (&Resource{}).fromObject(context.Background(), &prior, obj, nil, providerdata.DefaultFieldManager, func(s string) string { return s })
+				diags := (&Resource{}).fromObject(context.Background(), &prior, obj, providerdata.DefaultFieldManager, func(s string) string { return s })
 				if diags.HasError() {
 					t.Fatal(diags)
 				}
@@ -137,7 +137,7 @@ func TestRefresh_DriftOfAKeyTheConfigurationSetsShowsAndNamesTheNewOwner(t *test
 		entry("kubectl-patch", metav1.ManagedFieldsOperationUpdate, `{"f:spec":{"f:settings":{"f:replicas":{}}}}`),
 	})
 	m := demoConfig(map[string]any{"replicas": int64(1), "domain": "a.example.com"})
-	diags := (&Resource{}).fromObject(context.Background(), &m, obj, nil, providerdata.DefaultFieldManager, func(s string) string { return s })
+	diags := (&Resource{}).fromObject(context.Background(), &m, obj, providerdata.DefaultFieldManager, func(s string) string { return s })
 	if got := mustJSON(t, m.Settings); !jsonEqual(jsonDecode(t, got), map[string]any{"replicas": 2, "domain": "a.example.com"}) {
 		t.Fatalf("settings read as %s, want the cluster's replicas = 2", got)
 	}
@@ -172,7 +172,7 @@ func TestRefresh_SpecFieldsOfOtherManagersAreLeftOutAndNamed(t *testing.T) {
 	})
 	m := demoConfig(nil)
 	m.ResourceRequests = requestsOf(request("Deployment", "web", types.Int64Null()))
-	diags := (&Resource{}).fromObject(context.Background(), &m, obj, nil, providerdata.DefaultFieldManager, func(s string) string { return s })
+	diags := (&Resource{}).fromObject(context.Background(), &m, obj, providerdata.DefaultFieldManager, func(s string) string { return s })
 	if !m.Update.IsNull() || !m.ReleaseChannel.IsNull() || !m.Maintenance.IsNull() {
 		t.Errorf("another manager's fields are read: update %v, release_channel %v, maintenance %v", m.Update, m.ReleaseChannel, m.Maintenance)
 	}

@@ -154,8 +154,8 @@ func (r *Resource) refreshFrom(ctx context.Context, state *applicationModel, pri
 }
 
 // fromObject refreshes m from the Application in the cluster.
-func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *unstructured.Unstructured, sensitivePaths []sensitivePath, manager string, redact func(string) string) diag.Diagnostics {
-	diags, _ := r.fromObjectRead(ctx, m, obj, sensitivePaths, manager, redact, false)
+func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *unstructured.Unstructured, manager string, redact func(string) string) diag.Diagnostics {
+	diags, _ := r.fromObjectRead(ctx, m, obj, nil, manager, redact, false)
 	return diags
 }
 

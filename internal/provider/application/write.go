@@ -204,16 +204,7 @@ func (r *Resource) prepareWrite(ctx context.Context, plan, prior *applicationMod
 	}
 	wr.body = applyConfiguration(plan, merged)
 	if prior != nil {
-		// An apply never removes what another manager owns, and never
-		// leaves a map it empties as null (writebody.go).
-		manager := r.fieldManager(plan)
-		if obj, err := cl.GetApplication(ctx, plan.Namespace.ValueString(), plan.Name.ValueString()); err == nil && obj != nil {
-			if spec, ok := wr.body["spec"].(map[string]any); ok && spec["settings"] != nil {
-				spec["settings"] = engine.Merge(map[string]any{}, spec["settings"]) // a copy: wr.settings stays the configuration's
-			}
-			keepContainers(wr.body, obj, manager)
-			wr.removeFirst = emptiedFields(wr.body, obj, manager)
-		}
+		r.keepOthersFields(ctx, wr)
 	}
 	// The first write after an import takes over the fields this
 	// configuration sets from the manager that wrote the Application (kubectl
@@ -224,6 +215,21 @@ func (r *Resource) prepareWrite(ctx context.Context, plan, prior *applicationMod
 	takeOver := prior != nil && priv.Imported
 	wr.opts = dpclient.ApplyOptions{FieldManager: r.fieldManager(plan), Force: r.forceConflicts(plan) || takeOver, Create: prior == nil}
 	return wr, diags
+}
+
+// keepOthersFields makes the body of an update keep what another manager
+// owns, and leave no map it empties as null (writebody.go).
+func (r *Resource) keepOthersFields(ctx context.Context, wr *writeRequest) {
+	manager := r.fieldManager(wr.plan)
+	obj, err := wr.cl.GetApplication(ctx, wr.plan.Namespace.ValueString(), wr.plan.Name.ValueString())
+	if err != nil || obj == nil {
+		return
+	}
+	if spec, ok := wr.body["spec"].(map[string]any); ok && spec["settings"] != nil {
+		spec["settings"] = engine.Merge(map[string]any{}, spec["settings"]) // a copy: wr.settings stays the configuration's
+	}
+	keepContainers(wr.body, obj, manager)
+	wr.removeFirst = emptiedFields(wr.body, obj, manager)
 }
 
 // create writes a new Application and waits for DP.

@@ -51,7 +51,7 @@ func TestKeepContainers_AMapHoldingAnotherManagersKeysStays(t *testing.T) {
 	m := demoConfig(map[string]any{"replicas": int64(1)})
 	kept := appWithSettings(map[string]any{"settings": map[string]any{"replicas": int64(1), "podLabels": map[string]any{"owner": "x"}}},
 		entry(providerdata.DefaultFieldManager, metav1.ManagedFieldsOperationApply, `{"f:spec":{"f:settings":{"f:replicas":{},"f:podLabels":{}}}}`), edit)
-	if diags := (&Resource{}).fromObject(t.Context(), &m, kept, nil, providerdata.DefaultFieldManager, func(s string) string { return s }); diags.HasError() {
+	if diags := (&Resource{}).fromObject(t.Context(), &m, kept, providerdata.DefaultFieldManager, func(s string) string { return s }); diags.HasError() {
 		t.Fatal(diags)
 	}
 	if got := string(mustJSON(t, m.Settings)); got != `{"replicas":1}` {
