@@ -263,6 +263,16 @@ var seqRegressions = []struct {
 		{Op: seqApply, Config: seqConfig{Version: "v1.0.0", Settings: map[string]any{"replicas": int64(2)}}},
 		{Op: seqApply, Config: seqConfig{Version: "v1.0.0", Settings: map[string]any{}}},
 	}},
+	// The ownership warning names another writer's resource_requests entry
+	// by its keys (kind and name), as it names settings keys; its values
+	// stay out.
+	{name: "ForeignResourceRequestsEntry_NamedByItsKeys", steps: []seqStep{
+		{Op: seqApply, Config: seqConfig{Version: "v1.0.0", ReleaseChannel: "cfg-dzr0sdzc", Maintenance: true, Replicas: 2}},
+		{Op: seqForeign, Mode: "update", Path: []string{"spec", "resourceRequests"}, Value: "fgn-00000000"},
+		{Op: seqForeign, Mode: "update", Path: []string{"settings", "domain"}, Value: "fgn-0d0r0i0f"},
+		{Op: seqRefresh},
+		{Op: seqPlan, Config: seqConfig{Version: "v1.0.0", ReleaseChannel: "cfg-dzr0sdzc", Maintenance: true, Replicas: 2}},
+	}},
 	{name: "ForeignKeyTakenOver_EarlierRecordNotInLastAppliedSettings", defect: 9, steps: []seqStep{
 		{Op: seqForce},
 		{Op: seqApply, Config: seqConfig{Version: "v1.0.0", Settings: map[string]any{"replicas": int64(1)}}},
@@ -1060,11 +1070,13 @@ func (m *seqMachine) configSets(path []string) (set, secret bool) {
 func (m *seqMachine) foreignWrite(how string, path []string, value string) {
 	m.t.Helper()
 	set, secret := m.configSets(path)
-	if !set || secret {
-		m.foreign[value] = true
-	}
 	at, v := foreignField(path, value)
 	list := at[len(at)-1] == "resourceRequests"
+	// A resourceRequests entry's value is its name, a key of the list-map:
+	// the ownership warning names the entry by it, as it names settings keys.
+	if (!set || secret) && !list {
+		m.foreign[value] = true
+	}
 	ctx := context.Background()
 	switch how {
 	case "update":
