@@ -49,11 +49,8 @@ func (s *server) readUnchanged(ctx context.Context, t *target, req *tfprotov6.Re
 	if next == nil {
 		next = ctx
 	}
-	if !ok || diags.HasError() {
-		return nil, next, false
-	}
-	newIdentity, ok := identityAnswer(t.info.identity, req.CurrentIdentity, identity)
-	if !ok {
+	newIdentity, fits := identityAnswer(t.info.identity, req.CurrentIdentity, identity)
+	if !ok || diags.HasError() || !fits {
 		return nil, next, false
 	}
 	tflog.Trace(ctx, "refresh of an unchanged resource answered by the protocol shortcut", map[string]any{"type": req.TypeName})
@@ -85,10 +82,7 @@ func identityAnswer(typ tftypes.Type, sent *tfprotov6.ResourceIdentityData, iden
 		return sent, true
 	}
 	dv, err := tfprotov6.NewDynamicValue(typ, val)
-	if err != nil {
-		return nil, false
-	}
-	return &tfprotov6.ResourceIdentityData{IdentityData: &dv}, true
+	return &tfprotov6.ResourceIdentityData{IdentityData: &dv}, err == nil
 }
 
 // topLevelStrings reads the known, non-null string attributes at the top
