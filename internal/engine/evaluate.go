@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // Evaluate runs DP's whole pipeline on one request. The order is a decision
@@ -47,7 +49,7 @@ func (p *Package) Evaluate(req Request) (res *Result) {
 	if raw == nil {
 		raw = map[string]any{}
 	}
-	nraw, partial, err := normalizeDoc(raw)
+	nraw, partial, err := jsonvalue.Normalize(raw)
 	if err != nil {
 		res.Problems = append(res.Problems, documentProblem(DocSettings, err, "settings"))
 		return res
@@ -105,7 +107,7 @@ func (p *Package) Evaluate(req Request) (res *Result) {
 func (p *Package) evaluateValues(req Request, res *Result, eff map[string]any, partial bool) {
 	var hook map[string]any
 	if req.HookValues != nil {
-		nh, hookPartial, herr := normalizeDoc(req.HookValues)
+		nh, hookPartial, herr := jsonvalue.Normalize(req.HookValues)
 		partial = partial || hookPartial
 		hm, isMap := nh.(map[string]any)
 		switch {
@@ -201,8 +203,7 @@ func runRules(n *schemaNode, doc Document, mode celMode, self, old any, hasOld b
 }
 
 func documentProblem(doc Document, err error, what string) *Problem {
-	var deep *errTooDeep
-	if errors.As(err, &deep) {
+	if errors.Is(err, jsonvalue.ErrTooDeep) {
 		return &Problem{Document: doc, Kind: KindSchema, Message: what + " are nested deeper than the limit of 1000 levels", Rule: "depth"}
 	}
 	return &Problem{Document: doc, Kind: KindType, Message: what + ": " + err.Error(), Rule: "type"}

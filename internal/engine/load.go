@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // Schema file names inside a package.
@@ -260,7 +262,7 @@ func parseSchemaRoot(file string, data []byte, order keyOrder) (map[string]any, 
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, &SchemaError{File: file, Message: fmt.Sprintf("the schema must be an object (a YAML mapping), got %s", jsonTypeName(v))}
+		return nil, &SchemaError{File: file, Message: fmt.Sprintf("the schema must be an object (a YAML mapping), got %s", jsonvalue.TypeName(v))}
 	}
 	return m, nil
 }

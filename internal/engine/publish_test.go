@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 const publishSettings = `
@@ -295,7 +297,7 @@ func TestPublish_RuntimeRefusalsAreSeenOnlyInThePackageFolder(t *testing.T) {
 				t.Fatalf("the folder's load: got %v, want an error with %q", err, tc.reason)
 			}
 			raw, _ := yamlValue(t, tc.schema).(map[string]any)
-			served, err := canonicalJSON((&publisher{file: settingsYAML}).node(raw, "", 0))
+			served, err := jsonvalue.Canonical((&publisher{file: settingsYAML}).node(raw, "", 0))
 			if err != nil {
 				t.Fatal(err)
 			}

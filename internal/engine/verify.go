@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // Verify rule names.
@@ -91,7 +93,7 @@ func verifySchema(fsys fs.FS, n string, add func(rule string, sev Severity, file
 	doc, yamlNotes, err := parseDocumentNotes(openapiDir+"/"+n, data, order)
 	root, isMap := doc.(map[string]any)
 	if err == nil && !isMap {
-		err = &SchemaError{File: openapiDir + "/" + n, Message: "the schema must be an object (a YAML mapping), got " + jsonTypeName(doc)}
+		err = &SchemaError{File: openapiDir + "/" + n, Message: "the schema must be an object (a YAML mapping), got " + jsonvalue.TypeName(doc)}
 	}
 	if err != nil {
 		sev := SeverityError

@@ -18,6 +18,8 @@ import (
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // sampleOf is a known, non-null value of type t: every attribute and
@@ -214,7 +216,7 @@ func TestAttributeFacts_SpecAttributesAreWrittenAndReadBack(t *testing.T) {
 		t.Run(n, func(t *testing.T) {
 			without := full
 			without.set(n, nullValue(attributes[n].attrType()))
-			if jsonEqual(applyConfiguration(&full, settings), applyConfiguration(&without, settings)) {
+			if jsonvalue.Equal(applyConfiguration(&full, settings), applyConfiguration(&without, settings)) {
 				t.Fatalf("the apply body does not write %s (writeSpecFields, or applyConfiguration in writebody.go)", n)
 			}
 			obj := &unstructured.Unstructured{Object: newFakeDP(t).apply("app", applyConfiguration(&full, settings))}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // fieldSetOf is the FieldsV1 set the API server records for a writer of v:
@@ -138,7 +140,7 @@ func TestRefresh_DriftOfAKeyTheConfigurationSetsShowsAndNamesTheNewOwner(t *test
 	})
 	m := demoConfig(map[string]any{"replicas": int64(1), "domain": "a.example.com"})
 	diags := (&Resource{}).fromObject(context.Background(), &m, obj, nil, providerdata.DefaultFieldManager, func(s string) string { return s })
-	if got := mustJSON(t, m.Settings); !jsonEqual(jsonDecode(t, got), map[string]any{"replicas": 2, "domain": "a.example.com"}) {
+	if got := mustJSON(t, m.Settings); !jsonvalue.Equal(jsonDecode(t, got), map[string]any{"replicas": 2, "domain": "a.example.com"}) {
 		t.Fatalf("settings read as %s, want the cluster's replicas = 2", got)
 	}
 	if len(diags) != 1 || !strings.Contains(diags[0].Detail(), "settings.replicas (kubectl-patch)") || !strings.Contains(diags[0].Detail(), "taken over") {

@@ -14,6 +14,8 @@ import (
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -189,7 +191,7 @@ func (r *Resource) fromObjectRead(_ context.Context, m *applicationModel, obj *u
 	case isEmptyDoc(settings) && (m.Settings.IsNull() || isEmptyDoc(prior)):
 		// {} in the cluster and null or {} in the state: no drift.
 	default:
-		if prior == nil || !jsonEqual(prior, settings) {
+		if prior == nil || !jsonvalue.Equal(prior, settings) {
 			m.Settings = convert.ToDynamic(settings)
 		}
 	}

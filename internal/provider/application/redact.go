@@ -10,6 +10,8 @@ import (
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/diagnostics"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // The values of sensitive_settings are kept out of every text the resource
@@ -123,7 +125,7 @@ func notHeld(cluster, held any) any {
 	case cluster == nil:
 		return nil
 	case !isMap || !heldMap:
-		if held != nil && jsonEqual(cluster, held) {
+		if held != nil && jsonvalue.Equal(cluster, held) {
 			return nil
 		}
 		return cluster

@@ -11,6 +11,8 @@ import (
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient/dpfake"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // A refresh that finds another Application (another UID) under the
@@ -141,7 +143,7 @@ func TestRead_EffectiveSettingsFromDPsRecordOnlyOfTheCurrentGeneration(t *testin
 			if !tt.dpBehind {
 				record = got.EffectiveSettings
 			}
-			if v, _, _ := convert.FromJSONString(record); !jsonEqual(v, map[string]any{"replicas": 2}) {
+			if v, _, _ := convert.FromJSONString(record); !jsonvalue.Equal(v, map[string]any{"replicas": 2}) {
 				t.Fatalf("DP's record in the state = %v, want {replicas: 2}", record)
 			}
 		})

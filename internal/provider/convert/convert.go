@@ -1,5 +1,5 @@
 // Package convert converts between terraform-plugin-framework values and the
-// JSON data model the engine works on (map[string]any, []any, string, bool,
+// JSON data model of internal/jsonvalue (map[string]any, []any, string, bool,
 // nil, int64, float64), keeping unknown parts visible, and between a model
 // struct of framework values and its Terraform object (Object).
 package convert
@@ -236,24 +236,6 @@ func attrTypeOf(a attr.Value) attr.Type {
 		return types.DynamicType
 	}
 	return a.Type(context.Background())
-}
-
-// JSONTypeName names the JSON type of a JSON data model value.
-func JSONTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	case string:
-		return "string"
-	case bool:
-		return "boolean"
-	default:
-		return "number"
-	}
 }
 
 // fullyKnown reports whether v holds no unknown part.

@@ -10,6 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 const settingDoc = `{"replicas":2,"postgres":{"storageClass":"fast","size":null},"hosts":[{"name":"a"},{"name":"b"}]}`
@@ -88,9 +90,9 @@ func TestUnitFunction_SettingReadsByPathAndNamesAMissingOne(t *testing.T) {
 
 func mustJSON(t *testing.T, v any) string {
 	t.Helper()
-	b, ok := convert.CanonicalJSON(v)
-	if !ok {
-		t.Fatalf("not JSON: %#v", v)
+	b, err := jsonvalue.Canonical(v)
+	if err != nil {
+		t.Fatalf("not JSON: %#v: %v", v, err)
 	}
 	return string(b)
 }
