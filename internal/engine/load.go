@@ -149,6 +149,11 @@ func readSchemaFile(fsys fs.FS, name string) ([]byte, bool, error) {
 	return data, true, nil
 }
 
+// loadFS loads and compiles the package whose root (holding openapi/) is fsys.
+// It reads openapi/settings.yaml (or openapi/config-values.yaml only when
+// settings.yaml is absent) and the optional openapi/values.yaml; doc-ru files
+// play no part in evaluation. Loading the same file contents twice returns
+// the same *Package.
 func loadFS(fsys fs.FS) (*Package, error) {
 	pf, err := readPackageFiles(fsys)
 	if err != nil {

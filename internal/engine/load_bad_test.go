@@ -100,7 +100,7 @@ func TestLoad_BadInputIsAClearError(t *testing.T) {
 			} else {
 				fsys = pkgFS(tc.files)
 			}
-			p, err := LoadFS(fsys)
+			p, err := loadFS(fsys)
 			if err == nil {
 				t.Fatalf("loaded %v, want an error containing %q", p != nil, tc.want)
 			}

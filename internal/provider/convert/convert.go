@@ -39,12 +39,6 @@ func FromDynamicPartial(v types.Dynamic) (val any, known bool, err error) {
 	return val, c.known, err
 }
 
-// FromAttr converts any framework value (unknown parts become nil).
-func FromAttr(v attr.Value) (any, error) {
-	c := converter{known: true}
-	return c.value(v)
-}
-
 type converter struct {
 	known   bool
 	unknown any // what an unknown part becomes (nil by default)

@@ -77,7 +77,7 @@ func TestUnitFunction_SettingReadsByPathAndNamesAMissingOne(t *testing.T) {
 			if resp.Error != nil {
 				t.Fatal(resp.Error)
 			}
-			got, err := convert.FromAttr(resp.Result.Value())
+			got, _, err := convert.FromDynamic(types.DynamicValue(resp.Result.Value()))
 			if err != nil {
 				t.Fatal(err)
 			}
