@@ -203,18 +203,24 @@ func equal(a, b any, unknownMatches bool) bool {
 		return true
 	}
 	if na, ok := number(a); ok {
-		nb, ok := number(b)
-		if !ok {
-			return false
-		}
-		if ia, ok := na.(int64); ok {
-			if ib, ok := nb.(int64); ok {
-				return ia == ib
-			}
-		}
-		return asFloat(na) == asFloat(nb)
+		return numbersEqual(na, b)
 	}
 	return reflect.DeepEqual(a, b)
+}
+
+// numbersEqual compares the number na (an int64 or a float64) with b by
+// value: two int64 exactly, any other pair as float64.
+func numbersEqual(na, b any) bool {
+	nb, ok := number(b)
+	if !ok {
+		return false
+	}
+	if ia, ok := na.(int64); ok {
+		if ib, ok := nb.(int64); ok {
+			return ia == ib
+		}
+	}
+	return asFloat(na) == asFloat(nb)
 }
 
 // number reads any Go number as an int64 or a float64.
