@@ -318,3 +318,7 @@ func (c Class) Sent() bool {
 	}
 	return true
 }
+
+// Unreachable returns the client's verdict on the API server: nil while it
+// answers (or has not been asked yet).
+func (c *Client) Unreachable() *UnreachableError { return c.outage.Get() }

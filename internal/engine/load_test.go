@@ -304,3 +304,6 @@ func TestExtend_SettingsRootKeywordsOtherThanTheMergedOnesStayOut(t *testing.T) 
 		})
 	}
 }
+
+// HasValuesSchema reports whether the package has a values schema.
+func (p *Package) HasValuesSchema() bool { return p.values != nil }

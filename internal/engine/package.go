@@ -66,9 +66,6 @@ func LoadPublished(settings, values []byte) (*Package, error) {
 // "config-values.yaml"); "" for a package loaded from published schemas.
 func (p *Package) SettingsFile() string { return p.settingsFile }
 
-// HasValuesSchema reports whether the package has a values schema.
-func (p *Package) HasValuesSchema() bool { return p.values != nil }
-
 // PublishedSettings is the settings schema as DP publishes it (JSON).
 func (p *Package) PublishedSettings() []byte { return p.publishedSettings }
 
