@@ -15,11 +15,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
-
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // sampleOf is a known, non-null value of type t: every attribute and

@@ -11,9 +11,8 @@ import (
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient/dpfake"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
-
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 // newLaggingHarness is newHarness with a DP that applies nothing by

@@ -13,7 +13,6 @@ import (
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
-
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 

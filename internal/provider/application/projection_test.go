@@ -10,10 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
-
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // fieldSetOf is the FieldsV1 set the API server records for a writer of v:

@@ -8,10 +8,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/diagnostics"
-
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // The values of sensitive_settings are kept out of every text the resource

@@ -10,9 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient/dpfake"
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
-
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 // A refresh that finds another Application (another UID) under the

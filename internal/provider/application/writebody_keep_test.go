@@ -7,9 +7,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
-
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
 // appWithSettings is Application demo/app with settings and managedFields.

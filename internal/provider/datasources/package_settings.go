@@ -11,10 +11,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/diagnostics"
-
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 var _ datasource.DataSource = &PackageSettingsDataSource{}

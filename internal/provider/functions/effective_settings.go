@@ -12,9 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
-
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 var _ function.Function = &EffectiveSettings{}

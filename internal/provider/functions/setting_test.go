@@ -9,9 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
-
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
 const settingDoc = `{"replicas":2,"postgres":{"storageClass":"fast","size":null},"hosts":[{"name":"a"},{"name":"b"}]}`
