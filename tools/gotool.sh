@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds the pinned Go development tools (tfplugindocs, goreleaser,
-# golangci-lint) into the same cache bin folder as tools/bootstrap.sh.
+# golangci-lint, deadcode) into the same cache bin folder as tools/bootstrap.sh.
 #
 # Each tool is pinned by its own module under tools/<name>/ (go.mod with a
 # `tool` directive, plus go.sum). A build is reused while the stamp next to the
 # binary matches the checksum of that go.mod and go.sum.
 #
-# Usage: tools/gotool.sh tfplugindocs|goreleaser|golangci-lint ...
+# Usage: tools/gotool.sh tfplugindocs|goreleaser|golangci-lint|deadcode ...
 # Prints the cache bin folder on the last line.
 set -euo pipefail
 
@@ -34,12 +34,13 @@ build() { # build <name> <package>
   log "$name: built in $((SECONDS - start))s"
 }
 
-[[ $# -gt 0 ]] || { echo "usage: $0 tfplugindocs|goreleaser|golangci-lint ..." >&2; exit 2; }
+[[ $# -gt 0 ]] || { echo "usage: $0 tfplugindocs|goreleaser|golangci-lint|deadcode ..." >&2; exit 2; }
 for t in "$@"; do
   case "$t" in
     tfplugindocs) build tfplugindocs github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs ;;
     goreleaser) build goreleaser github.com/goreleaser/goreleaser/v2 ;;
     golangci-lint) build golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint ;;
+    deadcode) build deadcode golang.org/x/tools/cmd/deadcode ;;
     *) echo "unknown tool: $t" >&2; exit 2 ;;
   esac
 done

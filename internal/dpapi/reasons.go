@@ -1,20 +1,15 @@
 package dpapi
 
 // Reasons of a False or Unknown condition of an Application (DP's
-// status/rules.go). A True condition has reason equal to its type.
+// status/rules.go) that the provider acts on: the terminal ones. A True
+// condition has reason equal to its type; the other reasons are listed
+// with TerminalReasons.
 const (
-	ReasonPending                       = "Pending"
 	ReasonRequirementsUnmet             = "RequirementsUnmet"
-	ReasonDownloadFailed                = "DownloadFailed"
-	ReasonLoadFromFilesystemFailed      = "LoadFromFilesystemFailed"
 	ReasonSettingsInvalid               = "SettingsInvalid"
 	ReasonConfigurationValidationFailed = "ConfigurationValidationFailed" // older DP releases, same case as SettingsInvalid
 	ReasonHookInitializationFailed      = "HookInitializationFailed"
 	ReasonHookFailed                    = "HookFailed"
-	ReasonConversionWebhooksApplyFailed = "ConversionWebhooksApplyFailed"
-	ReasonManifestsApplyFailed          = "ManifestsApplyFailed"
-	ReasonApplyingManifests             = "ApplyingManifests"
-	ReasonDeleting                      = "Deleting"
 )
 
 // TerminalReasons end a wait at once: DP will not get further without a

@@ -11,8 +11,8 @@ func TestTerminal_ConfigurationValidationFailedIsTerminalLikeSettingsInvalid(t *
 	cases := map[string]bool{
 		ReasonSettingsInvalid: true, ReasonConfigurationValidationFailed: true, ReasonRequirementsUnmet: true,
 		ReasonHookFailed: true, ReasonHookInitializationFailed: true,
-		ReasonDownloadFailed: false, ReasonLoadFromFilesystemFailed: false, ReasonConversionWebhooksApplyFailed: false,
-		ReasonManifestsApplyFailed: false, ReasonApplyingManifests: false, ReasonPending: false, ReasonDeleting: false,
+		"DownloadFailed": false, "LoadFromFilesystemFailed": false, "ConversionWebhooksApplyFailed": false,
+		"ManifestsApplyFailed": false, "ApplyingManifests": false, "Pending": false, "Deleting": false,
 	}
 	for reason, want := range cases {
 		if got := Terminal(reason); got != want {

@@ -3,6 +3,7 @@ package dpclient
 import (
 	"context"
 	"errors"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -68,4 +69,11 @@ func TestCache_ErrorsAreRememberedForTheSnapshotAge(t *testing.T) {
 	if v, err := c.cached(context.Background(), "k", fetch); err != nil || v != 1 {
 		t.Fatalf("get after the failure expired = %v, %v", v, err)
 	}
+}
+
+// Reads returns how many requests the cache sent per key, for observability.
+func (c *Client) Reads() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.reads)
 }

@@ -68,16 +68,6 @@ const (
 	ClassOther
 )
 
-var classNames = [...]string{"none", "rejected", "unauthorized", "retry later", "server error", "no answer", "connection refused",
-	"rate limited", "rate limited after a fault", "misconfigured", "unreachable", "unreachable (sent)", "other"}
-
-func (c Class) String() string {
-	if c < 0 || int(c) >= len(classNames) {
-		return "unknown"
-	}
-	return classNames[c]
-}
-
 // Transient reports whether the error may go away by itself, as client-go's
 // own retries judge it: throttling, server errors, timeouts, cut and
 // refused connections, and 401 (which the retry loops retry once). Never
@@ -102,17 +92,6 @@ func (c Class) Unavailable() bool {
 		return true
 	}
 	return false
-}
-
-// Sent reports whether the request may have reached the API server: false
-// when the verdict held it back, the connection was refused, the name did
-// not resolve, the TLS handshake failed or the rate limiter refused it.
-func (c Class) Sent() bool {
-	switch c {
-	case ClassNone, ClassConnectionRefused, ClassRateLimited, ClassRateLimitedAfterFault, ClassMisconfigured, ClassUnreachable:
-		return false
-	}
-	return true
 }
 
 // MayHaveLanded reports whether a failed write may have been processed by
@@ -179,7 +158,7 @@ func Classify(err error) Class {
 // verdictClass is the class of a request the verdict v ended.
 func verdictClass(v *UnreachableError, sent bool) Class {
 	switch {
-	case v.Kind == KindMisconfigured:
+	case v.Kind == outage.KindMisconfigured:
 		return ClassMisconfigured
 	case sent:
 		return ClassUnreachableSent

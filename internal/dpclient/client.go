@@ -3,7 +3,6 @@ package dpclient
 import (
 	"context"
 	"fmt"
-	"maps"
 	"sync"
 	"time"
 
@@ -115,10 +114,6 @@ func NewForInterfaces(dyn dynamic.Interface, md metadata.Interface, opts Options
 	return c
 }
 
-// Unreachable returns the client's verdict on the API server: nil while it
-// answers (or has not been asked yet).
-func (c *Client) Unreachable() *UnreachableError { return c.outage.Get() }
-
 // Dynamic returns the dynamic client.
 func (c *Client) Dynamic() dynamic.Interface { return c.dyn }
 
@@ -140,13 +135,6 @@ func (c *Client) log(ctx context.Context, msg string, fields map[string]any) {
 // readCtx bounds one read request by the read timeout.
 func (c *Client) readCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, c.opts.ReadTimeout)
-}
-
-// Reads returns how many requests the cache sent per key, for observability.
-func (c *Client) Reads() map[string]int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return maps.Clone(c.reads)
 }
 
 // cached returns the cached value of key or computes it once with fetch.

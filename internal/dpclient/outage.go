@@ -8,20 +8,11 @@ type (
 	// UnreachableError is the verdict on an API server that cannot be
 	// reached (see outage.UnreachableError).
 	UnreachableError = outage.UnreachableError
-	// UnreachableKind is what tripped the verdict.
-	UnreachableKind = outage.Kind
 	// NotSentError is a request the verdict held back.
 	NotSentError = outage.NotSentError
 	// CutShortError is a request that was waiting for an answer when the
 	// verdict came.
 	CutShortError = outage.CutShortError
-)
-
-// What tripped the verdict.
-const (
-	KindNoAnswer      = outage.KindNoAnswer
-	KindRefused       = outage.KindRefused
-	KindMisconfigured = outage.KindMisconfigured
 )
 
 // ClaimReport claims the run's one error report of the verdict err comes

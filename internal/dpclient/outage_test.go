@@ -1,6 +1,8 @@
 package dpclient
 
 import (
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient/outage"
+
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -52,7 +54,7 @@ func TestVerdict_HeldReadsCostOneDeadline(t *testing.T) {
 	}
 	for _, err := range errs {
 		var ue *UnreachableError
-		if !errors.As(err, &ue) || ue.Kind != KindNoAnswer {
+		if !errors.As(err, &ue) || ue.Kind != outage.KindNoAnswer {
 			t.Fatalf("read: %v, want the verdict", err)
 		}
 		if c := Classify(err); c.Transient() || !c.Unavailable() || c == ClassMisconfigured || !c.Verdict() {
@@ -149,7 +151,7 @@ func TestVerdict_RefusedConnectionsTripAfterTheWindow(t *testing.T) {
 	time.Sleep(350 * time.Millisecond)
 	_, err = c.GetApplication(context.Background(), "other", "b")
 	var ue *UnreachableError
-	if !errors.As(err, &ue) || ue.Kind != KindRefused || ue.Sent() {
+	if !errors.As(err, &ue) || ue.Kind != outage.KindRefused || ue.Sent() {
 		t.Fatalf("refusal after the window: %v, want the verdict", err)
 	}
 }
@@ -294,3 +296,29 @@ func TestClaimReport_OnlyTheFirstReportOfAVerdictClaimsIt(t *testing.T) {
 		}
 	}
 }
+
+// The names of the classes, for the messages of the tests.
+var classNames = [...]string{"none", "rejected", "unauthorized", "retry later", "server error", "no answer", "connection refused",
+	"rate limited", "rate limited after a fault", "misconfigured", "unreachable", "unreachable (sent)", "other"}
+
+func (c Class) String() string {
+	if c < 0 || int(c) >= len(classNames) {
+		return "unknown"
+	}
+	return classNames[c]
+}
+
+// Sent reports whether the request may have reached the API server: false
+// when the verdict held it back, the connection was refused, the name did
+// not resolve, the TLS handshake failed or the rate limiter refused it.
+func (c Class) Sent() bool {
+	switch c {
+	case ClassNone, ClassConnectionRefused, ClassRateLimited, ClassRateLimitedAfterFault, ClassMisconfigured, ClassUnreachable:
+		return false
+	}
+	return true
+}
+
+// Unreachable returns the client's verdict on the API server: nil while it
+// answers (or has not been asked yet).
+func (c *Client) Unreachable() *UnreachableError { return c.outage.Get() }

@@ -23,11 +23,9 @@ const (
 	ConditionReady                = "Ready"
 )
 
-// TerminalReasons are the reasons of a False condition that end a wait at
+// terminal reports whether the reason of a False condition ends a wait at
 // once (dpapi.TerminalReasons says which and why); other reasons are DP
 // still working or retrying, and the wait goes on until the deadline.
-var TerminalReasons = dpapi.TerminalReasons
-
 func terminal(reason string) bool { return dpapi.Terminal(reason) }
 
 // Backoff between attempts of a retried request or watch: capped exponential

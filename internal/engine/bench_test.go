@@ -212,7 +212,7 @@ func evaluateBenchDoc(b *testing.B) map[string]any {
 // BenchmarkEvaluate measures one settings document through schema
 // validation, CEL rules and defaulting (an install: no previous settings).
 func BenchmarkEvaluate(b *testing.B) {
-	p, err := LoadFS(fstest.MapFS{"openapi/settings.yaml": {Data: []byte(evaluateBenchSchema)}})
+	p, err := loadFS(fstest.MapFS{"openapi/settings.yaml": {Data: []byte(evaluateBenchSchema)}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/ext"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // This file compiles x-deckhouse-validations: the CEL environment, the
@@ -93,14 +95,14 @@ func branchSelector(bs map[string]any) ([]string, []branchEnum) {
 func (c *nodeBuilder) rules(raw any, sp string) ([]*celRule, error) {
 	list, ok := raw.([]any)
 	if !ok {
-		return nil, c.errorf(sp, extValidations+" must be a list of {expression, message}, got %s", jsonTypeName(raw))
+		return nil, c.errorf(sp, extValidations+" must be a list of {expression, message}, got %s", jsonvalue.TypeName(raw))
 	}
 	out := make([]*celRule, 0, len(list))
 	for i, item := range list {
 		isp := sp + "/" + strconv.Itoa(i)
 		m, ok := item.(map[string]any)
 		if !ok {
-			return nil, c.errorf(isp, "a validation rule must be an object with expression and message, got %s", jsonTypeName(item))
+			return nil, c.errorf(isp, "a validation rule must be an object with expression and message, got %s", jsonvalue.TypeName(item))
 		}
 		expr, _ := m["expression"].(string)
 		msg, _ := m["message"].(string)

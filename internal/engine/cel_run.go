@@ -9,6 +9,8 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // This file runs compiled CEL rules over a document: the passes (with and
@@ -221,7 +223,7 @@ func (b *branchNode) selects(v any) bool {
 		}
 		found := false
 		for _, ev := range e.values {
-			if valuesEqual(ev, val) {
+			if jsonvalue.Equal(ev, val) {
 				found = true
 				break
 			}

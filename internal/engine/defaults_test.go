@@ -3,6 +3,8 @@ package engine
 import (
 	"reflect"
 	"testing"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 func effectiveOf(t *testing.T, schema, doc string) map[string]any {
@@ -13,7 +15,7 @@ func effectiveOf(t *testing.T, schema, doc string) map[string]any {
 func assertValue(t *testing.T, got any, wantYAML string) {
 	t.Helper()
 	want := yamlValue(t, wantYAML)
-	if !valuesEqual(got, want) {
+	if !jsonvalue.Equal(got, want) {
 		t.Fatalf("got %#v\nwant %#v", got, want)
 	}
 }

@@ -4,11 +4,11 @@
 // way DP publishes them. It does no I/O beyond reading the package files it
 // is given, and imports nothing from Terraform or Kubernetes clients.
 //
-// # Schema pipeline (LoadFS, LoadDir, LoadPublished)
+// # Schema pipeline (LoadDir, LoadPublished)
 //
 //  1. Load: openapi/settings.yaml, or openapi/config-values.yaml only when
 //     settings.yaml is absent; optional openapi/values.yaml; doc-ru-*.yaml
-//     play no part (only Verify reads them). LoadDir (and VerifyDir) read
+//     play no part (only VerifyDir reads them). LoadDir (and VerifyDir) read
 //     the folder through os.Root: a symbolic link that leads outside it is
 //     refused with an error naming the file. YAML is read as DP reads it
 //     (sigs.k8s.io/yaml on go-yaml v2, YAML 1.1): unquoted y/n, yes/no,
@@ -34,7 +34,7 @@
 //     under it is no properties); `type: bool` (not a JSON Schema type)
 //     rejects every value as go-openapi does; `items: strings` is ignored;
 //     an additionalProperties that is neither a boolean nor a schema allows
-//     anything. Verify reports these, and duplicate keys, as warnings. What
+//     anything. VerifyDir reports these, and duplicate keys, as warnings. What
 //     go-openapi refuses (`minimum: one`, `required: a`, `type: 5`) stays a
 //     load error.
 //  4. x-extend: a values schema with `x-extend: {schema: settings.yaml}` gets
@@ -79,7 +79,7 @@
 // One table lists every x-deckhouse-* extension: how DP's typed decode
 // reads it (and so whether publishing keeps it), where it may appear, the
 // check of its value, and its line in the docs. The publish filter, the
-// loader's checks, Verify's known keywords and the compatibility page's list
+// loader's checks, VerifyDir's known keywords and the compatibility page's list
 // derive from it; TestExtensions_EveryKeywordIsInTheTableAndHandled names
 // every place a keyword is missing from.
 //
@@ -99,10 +99,8 @@
 // update changes the package version, as DP skips them), immutability (both sides with schema
 // defaults, unset grant paths dropped from the old side, a marked node
 // compared whole) and enum switches; finally values (values.yaml defaults
-// and hook values, validated against the values schema). Package.ValidateValues
-// checks a complete values document on its own, as DP does when a hook
-// changes values. A panic inside Evaluate or ValidateValues (a bug) becomes
-// one problem naming the package, never a crash.
+// and hook values, validated against the values schema). A panic inside
+// Evaluate (a bug) becomes one problem naming the package, never a crash.
 //
 // Problems carry the path of the offending value as segments, a stable Kind
 // and the keyword or rule violated, and are sorted. They never hold the

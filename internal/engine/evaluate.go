@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // Evaluate runs DP's whole pipeline on one request. The order is a decision
@@ -47,7 +49,7 @@ func (p *Package) Evaluate(req Request) (res *Result) {
 	if raw == nil {
 		raw = map[string]any{}
 	}
-	nraw, partial, err := normalizeDoc(raw)
+	nraw, partial, err := jsonvalue.Normalize(raw)
 	if err != nil {
 		res.Problems = append(res.Problems, documentProblem(DocSettings, err, "settings"))
 		return res
@@ -105,7 +107,7 @@ func (p *Package) Evaluate(req Request) (res *Result) {
 func (p *Package) evaluateValues(req Request, res *Result, eff map[string]any, partial bool) {
 	var hook map[string]any
 	if req.HookValues != nil {
-		nh, hookPartial, herr := normalizeDoc(req.HookValues)
+		nh, hookPartial, herr := jsonvalue.Normalize(req.HookValues)
 		partial = partial || hookPartial
 		hm, isMap := nh.(map[string]any)
 		switch {
@@ -136,51 +138,6 @@ func (p *Package) evaluateValues(req Request, res *Result, eff map[string]any, p
 	}
 }
 
-// ValidateValues validates a complete values document (the .Values of the
-// package: effective settings, values.yaml defaults and hook values) against
-// the values schema as DP does when a hook changes values: the schema, then
-// every x-deckhouse-validations rule of values.yaml (and of the settings
-// root, through x-extend) that does not reference oldSelf. Nothing is
-// defaulted: the document is checked as given. Problems are sorted and
-// point into DocValues. Without a values schema DP checks nothing, and
-// neither does ValidateValues. A document that is not an object, or not in
-// the JSON data model, is one problem at the root; a panic (a bug) is one
-// problem naming the package, never a crash.
-func (p *Package) ValidateValues(values any) (problems []*Problem) {
-	defer func() {
-		if r := recover(); r != nil {
-			problems = []*Problem{p.panicProblem(DocValues, r)}
-		}
-	}()
-	if p.values == nil {
-		return nil
-	}
-	if values == nil {
-		values = map[string]any{}
-	}
-	nv, err := normalize(values)
-	if err != nil {
-		return []*Problem{documentProblem(DocValues, err, "values")}
-	}
-	m, ok := nv.(map[string]any)
-	if !ok {
-		return []*Problem{{Document: DocValues, Kind: KindType, Message: "values must be an object", Rule: "type"}}
-	}
-	problems = p.values.check(DocValues, m)
-	sortProblems(problems)
-	return problems
-}
-
-// check validates a normalized document against the schema, then runs the
-// CEL rules that do not reference oldSelf.
-func (d *schemaDoc) check(doc Document, v map[string]any) []*Problem {
-	ps := d.validateNormalized(doc, v)
-	if d.rules != nil {
-		ps = append(ps, runRules(d.rules, doc, celWithoutOldSelf, celView(v), nil, false, ps)...)
-	}
-	return ps
-}
-
 // panicProblem turns a panic (a bug, or a library failing on some input)
 // into one problem that names the package, so a caller never crashes. Only
 // a runtime error's text is kept: any other panic value could hold a value
@@ -194,15 +151,8 @@ func (p *Package) panicProblem(doc Document, r any) *Problem {
 		Message: fmt.Sprintf("internal error while evaluating against %s: %s", p.describe(), detail)}
 }
 
-// runRules runs one pass of CEL rules over a document; schemaProblems are
-// the document's schema problems (see celRun.invalid).
-func runRules(n *schemaNode, doc Document, mode celMode, self, old any, hasOld bool, schemaProblems []*Problem) []*Problem {
-	return celPass{node: n, doc: doc, mode: mode, self: self, old: old, hasOld: hasOld, schemaProblems: schemaProblems}.run()
-}
-
 func documentProblem(doc Document, err error, what string) *Problem {
-	var deep *errTooDeep
-	if errors.As(err, &deep) {
+	if errors.Is(err, jsonvalue.ErrTooDeep) {
 		return &Problem{Document: doc, Kind: KindSchema, Message: what + " are nested deeper than the limit of 1000 levels", Rule: "depth"}
 	}
 	return &Problem{Document: doc, Kind: KindType, Message: what + ": " + err.Error(), Rule: "type"}

@@ -15,7 +15,7 @@ func loadYAML(t testing.TB, settings, values string) *Package {
 	if values != "" {
 		fsys["openapi/values.yaml"] = &fstest.MapFile{Data: []byte(values)}
 	}
-	return tryLoad(t, func() (*Package, error) { return LoadFS(fsys) })
+	return tryLoad(t, func() (*Package, error) { return loadFS(fsys) })
 }
 
 const appSettings = `
@@ -410,62 +410,6 @@ func TestEvaluate_ValueOutsideTheJSONModelIsAProblem(t *testing.T) {
 	res := p.Evaluate(Request{Settings: map[string]any{"domain": make(chan int)}})
 	if kinds(res.Problems) != "settings/type/" || !strings.Contains(res.Problems[0].Message, "chan int") {
 		t.Fatalf("got %v", problemSummary(res.Problems))
-	}
-}
-
-// TestValidateValues_ChecksACompleteValuesDocumentAsAHookChangeIs: the whole
-// values document is checked against values.yaml (with x-extend) and its CEL
-// rules, without defaults, as DP checks values a hook changed.
-func TestValidateValues_ChecksACompleteValuesDocumentAsAHookChangeIs(t *testing.T) {
-	t.Parallel()
-	p := loadYAML(t, `
-type: object
-x-deckhouse-validations:
-  - expression: "!has(self.replicas) || self.replicas < 10"
-    message: "too many replicas"
-properties:
-  replicas: {type: integer, default: 1}
-`, `
-x-extend: {schema: settings.yaml}
-type: object
-properties:
-  internal:
-    type: object
-    default: {}
-    required: [password]
-    properties:
-      password: {type: string, minLength: 8}
-      port: {type: integer}
-    x-deckhouse-validations:
-      - expression: "!has(self.port) || self.port > 1024"
-        message: "port must be unprivileged"
-`)
-	cases := []struct {
-		name   string
-		values any
-		want   []string
-	}{
-		{"valid", yamlValue(t, `{replicas: 2, internal: {password: "12345678"}}`), nil},
-		{"nothing is defaulted", yamlValue(t, `{}`), nil},
-		{"required in values", yamlValue(t, `{internal: {}}`), []string{"values required internal.password"}},
-		{"schema keyword", yamlValue(t, `{internal: {password: short}}`), []string{"values schema internal.password"}},
-		{"undeclared field", yamlValue(t, `{internal: {password: "12345678"}, extra: 1}`), []string{"values undeclared extra"}},
-		{"values CEL rule", yamlValue(t, `{internal: {password: "12345678", port: 80}}`), []string{"values cel internal: port must be unprivileged"}},
-		{"settings root CEL rule through x-extend", yamlValue(t, `{replicas: 20}`), []string{"values cel : too many replicas"}},
-		{"not an object", []any{1}, []string{"values type "}},
-		{"nil is an empty object", nil, nil},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got := kindSummary(p.ValidateValues(tc.values))
-			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-				t.Fatalf("got %q, want %q", got, tc.want)
-			}
-		})
-	}
-	if ps := loadYAML(t, "type: object\n", "").ValidateValues(map[string]any{"any": 1}); ps != nil {
-		t.Fatalf("without values.yaml nothing is checked: %v", problemSummary(ps))
 	}
 }
 

@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"strings"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // applyExtend merges the settings schema into a values schema that carries
@@ -22,7 +24,7 @@ func applyExtend(file string, values, settings map[string]any, settingsFile stri
 	}
 	em, ok := ext.(map[string]any)
 	if !ok {
-		return nil, &SchemaError{File: file, SchemaPath: "/x-extend", Message: fmt.Sprintf("x-extend must be an object {schema: settings.yaml}, got %s", jsonTypeName(ext))}
+		return nil, &SchemaError{File: file, SchemaPath: "/x-extend", Message: fmt.Sprintf("x-extend must be an object {schema: settings.yaml}, got %s", jsonvalue.TypeName(ext))}
 	}
 	target, ok := em["schema"].(string)
 	if !ok {

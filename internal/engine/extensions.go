@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -11,8 +10,8 @@ import (
 // apiextensions-apiserver declares every x-kubernetes-* extension as a field
 // of one struct (JSONSchemaProps) and checks them in one place. The publish
 // filter (publishedKeys), the loader's checks (checkLoadExtensions), verify's
-// known keywords and value checks (verifier.extensions) and the docs' list of
-// extensions (extensionsMarkdown, on the compatibility page) derive from it.
+// known keywords and value checks (verifier.extensions) derive from it, and
+// the compatibility page's list of extensions is checked against it.
 // TestExtensions_EveryKeywordIsInTheTableAndHandled names every place a
 // keyword is missing from.
 
@@ -241,21 +240,4 @@ func extensionMessage(key, at, msg string) string {
 		return msg
 	}
 	return key + " " + msg
-}
-
-// extensionsMarkdown is the docs' list of DP's extensions: a Markdown table
-// rendered from the table, which the compatibility page holds verbatim.
-func extensionsMarkdown() string {
-	var b strings.Builder
-	b.WriteString("| Extension | Where | Value | Published by DP | What the provider does |\n| --- | --- | --- | --- | --- |\n")
-	rows := append([]extension(nil), extensions...)
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].name < rows[j].name })
-	for _, e := range rows {
-		pub := "yes"
-		if e.decode == pubDropped {
-			pub = "no (dropped)"
-		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", e.name, e.where, e.value, pub, e.does)
-	}
-	return b.String()
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -146,7 +147,7 @@ func TestExtensions_EveryKeywordIsInTheTableAndHandled(t *testing.T) {
 func TestExtensions_VerifyAndPublishFollowTheTable(t *testing.T) {
 	for _, e := range extensions {
 		schema := "type: object\nproperties:\n  a:\n    type: string\n    " + e.name + ": {}\n"
-		fs, err := Verify(pkgFS(map[string]string{"settings.yaml": schema, "doc-ru-settings.yaml": "{}"}))
+		fs, err := verify(pkgFS(map[string]string{"settings.yaml": schema, "doc-ru-settings.yaml": "{}"}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,7 +157,7 @@ func TestExtensions_VerifyAndPublishFollowTheTable(t *testing.T) {
 			}
 		}
 	}
-	fs, err := Verify(pkgFS(map[string]string{"doc-ru-settings.yaml": "{}",
+	fs, err := verify(pkgFS(map[string]string{"doc-ru-settings.yaml": "{}",
 		"settings.yaml": "type: object\nproperties:\n  a: {type: string, x-deckhouse-ui-ordr: 1}\n"}))
 	if err != nil || len(fs) != 1 || fs[0].Severity != SeverityWarning || !strings.Contains(fs[0].Message, "did you mean x-deckhouse-ui-order?") {
 		t.Fatalf("an unknown key: got %v, %v", fs, err)
@@ -165,4 +166,21 @@ func TestExtensions_VerifyAndPublishFollowTheTable(t *testing.T) {
 	if err != nil || strings.Contains(string(out), "x-deckhouse-ui-ordr") || !strings.Contains(string(out), extUIOrder) {
 		t.Fatalf("publish: got %s, %v", out, err)
 	}
+}
+
+// extensionsMarkdown is the docs' list of DP's extensions: a Markdown table
+// rendered from the table, which the compatibility page holds verbatim.
+func extensionsMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| Extension | Where | Value | Published by DP | What the provider does |\n| --- | --- | --- | --- | --- |\n")
+	rows := append([]extension(nil), extensions...)
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].name < rows[j].name })
+	for _, e := range rows {
+		pub := "yes"
+		if e.decode == pubDropped {
+			pub = "no (dropped)"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", e.name, e.where, e.value, pub, e.does)
+	}
+	return b.String()
 }

@@ -202,7 +202,7 @@ func TestGrant_BindingProblemsCountOnlyAlongProperties(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := LoadFS(pkgFS(map[string]string{"settings.yaml": tc.schema}))
+			_, err := loadFS(pkgFS(map[string]string{"settings.yaml": tc.schema}))
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("want the package to load: %v", err)

@@ -88,3 +88,21 @@ func problemSummary(ps []*Problem) []string {
 	}
 	return out
 }
+
+// validate is validateNormalized on a value not yet normalized.
+func (d *schemaDoc) validate(doc Document, v any) []*Problem {
+	if d == nil || d.compiled == nil {
+		return nil
+	}
+	nv, err := normalize(v)
+	if err != nil {
+		return []*Problem{documentProblem(doc, err, string(doc))}
+	}
+	return d.validateNormalized(doc, nv)
+}
+
+// runRules runs one pass of CEL rules over a document; schemaProblems are
+// the document's schema problems (see celRun.invalid).
+func runRules(n *schemaNode, doc Document, mode celMode, self, old any, hasOld bool, schemaProblems []*Problem) []*Problem {
+	return celPass{node: n, doc: doc, mode: mode, self: self, old: old, hasOld: hasOld, schemaProblems: schemaProblems}.run()
+}

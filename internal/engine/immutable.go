@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
+
 // Immutability (x-deckhouse-immutable), checked on update as DP's
 // Application webhook does it:
 //   - the extension counts only when it is exactly boolean true;
@@ -44,7 +46,7 @@ func (w *immutableWalk) walk(s *schemaNode, o, n any, path Path) {
 		return
 	}
 	if s.immutable {
-		if o != nil && !equalKnown(o, n) {
+		if o != nil && !jsonvalue.EqualKnown(o, n) {
 			*w.out = append(*w.out, immutableProblem(path))
 		}
 		return
@@ -88,43 +90,6 @@ func unionKeys(a, b map[string]any) []string {
 		seen[k] = nil
 	}
 	return sortedKeys(seen)
-}
-
-// equalKnown is deep equality that treats an Unknown on either side as
-// equal (the comparison that depends on it is listed as skipped): two
-// values are unequal only when a known part differs.
-func equalKnown(a, b any) bool {
-	_, au := a.(Unknown)
-	_, bu := b.(Unknown)
-	if au || bu {
-		return true
-	}
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, xv := range x {
-			yv, has := y[k]
-			if !has || !equalKnown(xv, yv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !equalKnown(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return valuesEqual(a, b)
 }
 
 func immutableProblem(p Path) *Problem {

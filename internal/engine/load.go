@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // Schema file names inside a package.
@@ -147,6 +149,11 @@ func readSchemaFile(fsys fs.FS, name string) ([]byte, bool, error) {
 	return data, true, nil
 }
 
+// loadFS loads and compiles the package whose root (holding openapi/) is fsys.
+// It reads openapi/settings.yaml (or openapi/config-values.yaml only when
+// settings.yaml is absent) and the optional openapi/values.yaml; doc-ru files
+// play no part in evaluation. Loading the same file contents twice returns
+// the same *Package.
 func loadFS(fsys fs.FS) (*Package, error) {
 	pf, err := readPackageFiles(fsys)
 	if err != nil {
@@ -260,7 +267,7 @@ func parseSchemaRoot(file string, data []byte, order keyOrder) (map[string]any, 
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, &SchemaError{File: file, Message: fmt.Sprintf("the schema must be an object (a YAML mapping), got %s", jsonTypeName(v))}
+		return nil, &SchemaError{File: file, Message: fmt.Sprintf("the schema must be an object (a YAML mapping), got %s", jsonvalue.TypeName(v))}
 	}
 	return m, nil
 }

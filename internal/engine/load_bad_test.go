@@ -65,22 +65,22 @@ func TestLoad_BadInputIsAClearError(t *testing.T) {
 		{"x-extend not an object", sv("type: object", "x-extend: settings.yaml\ntype: object\n"), false, "openapi/values.yaml at /x-extend: x-extend must be an object"},
 		{"x-extend unknown target", sv("type: object", "x-extend: {schema: other.yaml}\ntype: object\n"), false, `x-extend.schema "other.yaml" is not the settings schema`},
 		{"x-extend without schema", sv("type: object", "x-extend: {}\ntype: object\n"), false, "x-extend.schema must name the settings schema"},
-		{"type a number", s("type: object\nproperties:\n  a: {type: 5}\n"), false, "openapi/settings.yaml at /properties/a/type: type must be a string or a list of strings, got a number: DP will not publish"},
+		{"type a number", s("type: object\nproperties:\n  a: {type: 5}\n"), false, "openapi/settings.yaml at /properties/a/type: type must be a string or a list of strings, got number: DP will not publish"},
 		{"type list of numbers", s("type: object\nproperties:\n  a: {type: [1]}\n"), false, "/properties/a/type"},
-		{"invalid keyword under additionalProperties", s("type: object\nproperties:\n  a: {type: object, additionalProperties: {type: string, minLength: x}}\n"), false, "at /properties/a/additionalProperties/minLength: minLength must be an integer, got a string: DP will not publish"},
-		{"invalid keyword deep under additionalProperties", s("type: object\nadditionalProperties:\n  type: object\n  properties:\n    b: {maxItems: []}\n"), false, "at /additionalProperties/properties/b/maxItems: maxItems must be an integer, got an array: DP will not publish"},
-		{"invalid keyword under items", s("type: object\nproperties:\n  a: {type: array, items: {type: string, pattern: 5}}\n"), false, "at /properties/a/items/pattern: pattern must be a string, got a number: DP will not publish"},
-		{"property schema a string", s("type: object\nproperties:\n  a: string\n"), false, "at /properties/a: must be a schema (an object), got a string: DP will not publish"},
+		{"invalid keyword under additionalProperties", s("type: object\nproperties:\n  a: {type: object, additionalProperties: {type: string, minLength: x}}\n"), false, "at /properties/a/additionalProperties/minLength: minLength must be an integer, got string: DP will not publish"},
+		{"invalid keyword deep under additionalProperties", s("type: object\nadditionalProperties:\n  type: object\n  properties:\n    b: {maxItems: []}\n"), false, "at /additionalProperties/properties/b/maxItems: maxItems must be an integer, got array: DP will not publish"},
+		{"invalid keyword under items", s("type: object\nproperties:\n  a: {type: array, items: {type: string, pattern: 5}}\n"), false, "at /properties/a/items/pattern: pattern must be a string, got number: DP will not publish"},
+		{"property schema a string", s("type: object\nproperties:\n  a: string\n"), false, "at /properties/a: must be a schema (an object), got string: DP will not publish"},
 		{"invalid regex", s("type: object\nproperties:\n  a: {type: string, pattern: '([a-z'}\n"), false, "/properties/a/pattern"},
-		{"minimum not a number", s("type: object\nproperties:\n  a: {type: integer, minimum: one}\n"), false, "at /properties/a/minimum: minimum must be a number, got a string: DP will not publish"},
-		{"required not a list", s("type: object\nrequired: a\n"), false, "at /required: required must be a list of strings, got a string: DP will not publish"},
-		{"properties not an object", s("type: object\nproperties: [a]\n"), false, "at /properties: properties must be a map of schemas, got an array: DP will not publish"},
+		{"minimum not a number", s("type: object\nproperties:\n  a: {type: integer, minimum: one}\n"), false, "at /properties/a/minimum: minimum must be a number, got string: DP will not publish"},
+		{"required not a list", s("type: object\nrequired: a\n"), false, "at /required: required must be a list of strings, got string: DP will not publish"},
+		{"properties not an object", s("type: object\nproperties: [a]\n"), false, "at /properties: properties must be a map of schemas, got array: DP will not publish"},
 		{"grantable on integer field", s("type: object\nproperties:\n  sc: {type: integer, x-deckhouse-grantable-resource: storageclasses}\n"), false, "x-deckhouse-grantable-resource is allowed only on a field of type: string"},
 		{"grantable on type-less field", s("type: object\nproperties:\n  sc: {x-deckhouse-grantable-resource: storageclasses}\n"), false, "this field has no type"},
-		{"grantable not a string", s("type: object\nproperties:\n  sc: {type: string, x-deckhouse-grantable-resource: [a]}\n"), false, "x-deckhouse-grantable-resource must be a string, got an array: DP will not publish"},
+		{"grantable not a string", s("type: object\nproperties:\n  sc: {type: string, x-deckhouse-grantable-resource: [a]}\n"), false, "x-deckhouse-grantable-resource must be a string, got array: DP will not publish"},
 		{"grantable empty", s("type: object\nproperties:\n  sc: {type: string, x-deckhouse-grantable-resource: ''}\n"), false, "must be a non-empty string"},
 		{"ui-resource-name without kind", s("type: object\nproperties:\n  s: {type: string, x-deckhouse-ui-resource-name: {apiVersion: v1}}\n"), false, "x-deckhouse-ui-resource-name must be an object with string apiVersion and kind"},
-		{"ui-resource-name bad selector", s("type: object\nproperties:\n  s: {type: string, x-deckhouse-ui-resource-name: {apiVersion: v1, kind: Secret, labelSelector: x}}\n"), false, "labelSelector must be an object, got a string: DP will not publish"},
+		{"ui-resource-name bad selector", s("type: object\nproperties:\n  s: {type: string, x-deckhouse-ui-resource-name: {apiVersion: v1, kind: Secret, labelSelector: x}}\n"), false, "labelSelector must be an object, got string: DP will not publish"},
 		{"validations not a list", s("type: object\nx-deckhouse-validations: {expression: 'true', message: m}\n"), false, "x-deckhouse-validations must be a list"},
 		{"validation without message", s("type: object\nx-deckhouse-validations:\n  - expression: 'true'\n"), false, "needs a non-empty string message"},
 		{"validation with kubernetes rule key", s("type: object\nx-deckhouse-validations:\n  - rule: 'true'\n    message: m\n"), false, `"rule" is not used by DP`},
@@ -100,7 +100,7 @@ func TestLoad_BadInputIsAClearError(t *testing.T) {
 			} else {
 				fsys = pkgFS(tc.files)
 			}
-			p, err := LoadFS(fsys)
+			p, err := loadFS(fsys)
 			if err == nil {
 				t.Fatalf("loaded %v, want an error containing %q", p != nil, tc.want)
 			}

@@ -24,7 +24,7 @@ func loadSchemas(t testing.TB, settings, values string) *Package {
 	if values != "" {
 		files["values.yaml"] = values
 	}
-	p, err := LoadFS(pkgFS(files))
+	p, err := loadFS(pkgFS(files))
 	if err != nil {
 		t.Fatalf("LoadFS: %v", err)
 	}

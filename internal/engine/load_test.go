@@ -10,7 +10,7 @@ import (
 
 func TestLoad_SettingsYAMLPreferredOverLegacyConfigValues(t *testing.T) {
 	t.Parallel()
-	p, err := LoadFS(pkgFS(map[string]string{
+	p, err := loadFS(pkgFS(map[string]string{
 		"settings.yaml":      "type: object\nproperties:\n  a: {type: string}\n",
 		"config-values.yaml": "type: object\nproperties:\n  b: {type: string}\n",
 	}))
@@ -27,7 +27,7 @@ func TestLoad_SettingsYAMLPreferredOverLegacyConfigValues(t *testing.T) {
 
 func TestLoad_LegacyConfigValuesOnlyWhenSettingsAbsent(t *testing.T) {
 	t.Parallel()
-	p, err := LoadFS(pkgFS(map[string]string{
+	p, err := loadFS(pkgFS(map[string]string{
 		"config-values.yaml": "type: object\nproperties:\n  b: {type: string}\n",
 	}))
 	if err != nil {
@@ -46,7 +46,7 @@ func TestLoad_LegacyConfigValuesOnlyWhenSettingsAbsent(t *testing.T) {
 
 func TestLoad_DocRuFilesIgnoredForEvaluation(t *testing.T) {
 	t.Parallel()
-	_, err := LoadFS(pkgFS(map[string]string{
+	_, err := loadFS(pkgFS(map[string]string{
 		"settings.yaml":        "type: object\n",
 		"doc-ru-settings.yaml": "this: [is not even valid",
 	}))
@@ -237,7 +237,7 @@ properties:
 
 func TestExtend_TargetIsTheSettingsFileUsed(t *testing.T) {
 	t.Parallel()
-	p, err := LoadFS(pkgFS(map[string]string{
+	p, err := loadFS(pkgFS(map[string]string{
 		"config-values.yaml": "type: object\nproperties:\n  legacy: {type: string}\n",
 		"values.yaml":        "x-extend: {schema: settings.yaml}\ntype: object\nproperties:\n  internal: {type: object, default: {}}\n",
 	}))
@@ -304,3 +304,6 @@ func TestExtend_SettingsRootKeywordsOtherThanTheMergedOnesStayOut(t *testing.T) 
 		})
 	}
 }
+
+// HasValuesSchema reports whether the package has a values schema.
+func (p *Package) HasValuesSchema() bool { return p.values != nil }

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"io/fs"
-
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -50,14 +48,7 @@ type schemaDoc struct {
 // properties map) in source order; keys added by preparation follow, sorted.
 func (d *schemaDoc) keys(m map[string]any) []string { return d.order.keys(m) }
 
-// LoadFS loads and compiles the package whose root (holding openapi/) is fsys.
-// It reads openapi/settings.yaml (or openapi/config-values.yaml only when
-// settings.yaml is absent) and the optional openapi/values.yaml; doc-ru files
-// play no part in evaluation. Loading the same file contents twice returns
-// the same *Package.
-func LoadFS(fsys fs.FS) (*Package, error) { return loadFS(fsys) }
-
-// LoadDir loads the package in the folder dir like LoadFS, reading through
+// LoadDir loads the package in the folder dir, reading through
 // os.Root: nothing outside the folder is read, and a symbolic link that
 // leads out of it is an error naming the file. A missing dir or dir/openapi
 // is a clear error. The package names dir in its internal-error messages
@@ -75,25 +66,14 @@ func LoadPublished(settings, values []byte) (*Package, error) {
 // "config-values.yaml"); "" for a package loaded from published schemas.
 func (p *Package) SettingsFile() string { return p.settingsFile }
 
-// HasValuesSchema reports whether the package has a values schema.
-func (p *Package) HasValuesSchema() bool { return p.values != nil }
-
 // PublishedSettings is the settings schema as DP publishes it (JSON).
 func (p *Package) PublishedSettings() []byte { return p.publishedSettings }
 
 // PublishedValues is the values schema as DP publishes it (JSON), nil when none.
 func (p *Package) PublishedValues() []byte { return p.publishedValues }
 
-// Verify runs the openapi rules of `d8 package verify` on the package at fsys.
-// It also reports, as warnings, what DP loads although it is probably a
-// mistake, and what the engine then evaluates as DP does: a duplicate key or
-// a key YAML 1.1 reads as a boolean (rule syntax), and a keyword value DP
-// ignores or reads otherwise, such as `type: bool` or `items: strings` (rule
-// keywords). Findings are sorted by file, schema path and rule. The error is
-// reserved for a package whose openapi/ folder cannot be read at all.
-func Verify(fsys fs.FS) ([]Finding, error) { return verify(fsys) }
-
-// VerifyDir is Verify on the package in the folder dir, read through
+// VerifyDir runs the openapi rules of `d8 package verify` on the package in
+// the folder dir (see verify), read through
 // os.Root as LoadDir reads it: nothing outside the folder is read, and a
 // schema file that is a symbolic link leading out of it is an error finding
 // naming the file.

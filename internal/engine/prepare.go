@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"strings"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // closeObjects adds `additionalProperties: false` to every object schema
@@ -99,5 +101,5 @@ func describeValue(v any) string {
 	if s, ok := v.(string); ok {
 		return fmt.Sprintf("%q", s)
 	}
-	return jsonTypeName(v)
+	return jsonvalue.TypeName(v)
 }

@@ -61,7 +61,6 @@ const (
 	DocSettings         Document = "settings"
 	DocHookValues       Document = "hook_values"
 	DocPreviousSettings Document = "previous_settings"
-	DocValues           Document = "values" // a complete values document (ValidateValues)
 )
 
 // Segment is one step of a Path: an object key or an array index.

@@ -1,12 +1,12 @@
 package engine
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // Publishing, as DP's ParsePackageSchemas does it: the schema is decoded
@@ -92,7 +92,7 @@ func publish(file string, raw map[string]any) ([]byte, error) {
 	if len(p.errs) > 0 {
 		return nil, p.errs[0]
 	}
-	return canonicalJSON(out)
+	return jsonvalue.Canonical(out)
 }
 
 // publishErrors lists every value of raw that DP's typed decode refuses.
@@ -138,7 +138,7 @@ func (p *publisher) value(kind pubKind, v any, ptr, k string, depth int) (any, b
 	case pubString:
 		s, ok := v.(string)
 		if !ok {
-			p.fail(ptr, "%s must be a string, got %s", k, jsonTypeName(v))
+			p.fail(ptr, "%s must be a string, got %s", k, jsonvalue.TypeName(v))
 		}
 		return s, s != ""
 	case pubType:
@@ -147,7 +147,7 @@ func (p *publisher) value(kind pubKind, v any, ptr, k string, depth int) (any, b
 		return v, true
 	case pubNumber:
 		if _, ok := asFloat(v); !ok {
-			p.fail(ptr, "%s must be a number, got %s", k, jsonTypeName(v))
+			p.fail(ptr, "%s must be a number, got %s", k, jsonvalue.TypeName(v))
 			return nil, false
 		}
 		return v, true
@@ -162,7 +162,7 @@ func (p *publisher) value(kind pubKind, v any, ptr, k string, depth int) (any, b
 	case pubList:
 		l, ok := v.([]any)
 		if !ok {
-			p.fail(ptr, "%s must be a list, got %s", k, jsonTypeName(v))
+			p.fail(ptr, "%s must be a list, got %s", k, jsonvalue.TypeName(v))
 		}
 		return l, len(l) > 0
 	case pubStrings:
@@ -193,12 +193,12 @@ func (p *publisher) compound(kind pubKind, v any, ptr, k string, depth int) (any
 		case map[string]any:
 			return p.schema(x, ptr, depth), true
 		}
-		p.fail(ptr, "%s must be a boolean or a schema, got %s", k, jsonTypeName(v))
+		p.fail(ptr, "%s must be a boolean or a schema, got %s", k, jsonvalue.TypeName(v))
 		return nil, false
 	case pubSchemaList:
 		l, ok := v.([]any)
 		if !ok {
-			p.fail(ptr, "%s must be a list of schemas, got %s", k, jsonTypeName(v))
+			p.fail(ptr, "%s must be a list of schemas, got %s", k, jsonvalue.TypeName(v))
 		}
 		return p.schemaList(l, ptr, depth), len(l) > 0
 	case pubSchemaMap:
@@ -217,12 +217,12 @@ func (p *publisher) compound(kind pubKind, v any, ptr, k string, depth int) (any
 	case pubStringMap:
 		m, ok := v.(map[string]any)
 		if !ok {
-			p.fail(ptr, "%s must be a map of strings, got %s", k, jsonTypeName(v))
+			p.fail(ptr, "%s must be a map of strings, got %s", k, jsonvalue.TypeName(v))
 			return nil, false
 		}
 		for _, name := range sortedKeys(m) {
 			if _, isStr := m[name].(string); !isStr && m[name] != nil {
-				p.fail(ptr+"/"+escapePointer(name), "%s must be a string, got %s", name, jsonTypeName(m[name]))
+				p.fail(ptr+"/"+escapePointer(name), "%s must be a string, got %s", name, jsonvalue.TypeName(m[name]))
 			}
 		}
 		return m, len(m) > 0
@@ -244,14 +244,14 @@ func (p *publisher) typeValue(v any, ptr string) (any, bool) {
 		}
 		return l, len(l) > 0
 	}
-	p.fail(ptr, "type must be a string or a list of strings, got %s", jsonTypeName(v))
+	p.fail(ptr, "type must be a string or a list of strings, got %s", jsonvalue.TypeName(v))
 	return nil, false
 }
 
 func (p *publisher) intValue(v any, ptr, k string) (any, bool) {
 	f, ok := asFloat(v)
 	if !ok || f != math.Trunc(f) || math.IsInf(f, 0) {
-		what := jsonTypeName(v)
+		what := jsonvalue.TypeName(v)
 		if ok {
 			what = strconv.FormatFloat(f, 'g', -1, 64)
 		}
@@ -267,7 +267,7 @@ func (p *publisher) intValue(v any, ptr, k string) (any, bool) {
 func (p *publisher) strings(v any, ptr, k string) []any {
 	l, ok := v.([]any)
 	if !ok {
-		p.fail(ptr, "%s must be a list of strings, got %s", k, jsonTypeName(v))
+		p.fail(ptr, "%s must be a list of strings, got %s", k, jsonvalue.TypeName(v))
 		return nil
 	}
 	out := make([]any, 0, len(l))
@@ -287,7 +287,7 @@ func (p *publisher) schema(v any, ptr string, depth int) any {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		p.fail(ptr, "must be a schema (an object), got %s", jsonTypeName(v))
+		p.fail(ptr, "must be a schema (an object), got %s", jsonvalue.TypeName(v))
 		return map[string]any{}
 	}
 	return p.node(m, ptr, depth+1)
@@ -306,7 +306,7 @@ func (p *publisher) schemaList(l []any, ptr string, depth int) []any {
 func (p *publisher) schemaMap(v any, ptr, k string, depth int, deps bool) (any, bool) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		p.fail(ptr, "%s must be a map of schemas, got %s", k, jsonTypeName(v))
+		p.fail(ptr, "%s must be a map of schemas, got %s", k, jsonvalue.TypeName(v))
 		return nil, false
 	}
 	out := make(map[string]any, len(m))
@@ -330,7 +330,7 @@ func (p *publisher) schemaMap(v any, ptr, k string, depth int, deps bool) (any, 
 func (p *publisher) object(v any, ptr, k string, keys map[string]pubKind) (any, bool) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		p.fail(ptr, "%s must be an object, got %s", k, jsonTypeName(v))
+		p.fail(ptr, "%s must be an object, got %s", k, jsonvalue.TypeName(v))
 		return nil, false
 	}
 	out := map[string]any{}
@@ -353,7 +353,7 @@ func (p *publisher) object(v any, ptr, k string, keys map[string]pubKind) (any, 
 func (p *publisher) items(v any, ptr, k string, keys map[string]pubKind) (any, bool) {
 	l, ok := v.([]any)
 	if !ok {
-		p.fail(ptr, "%s must be a list, got %s", k, jsonTypeName(v))
+		p.fail(ptr, "%s must be a list, got %s", k, jsonvalue.TypeName(v))
 		return nil, false
 	}
 	out := make([]any, 0, len(l))
@@ -392,15 +392,4 @@ func (p *publisher) resourceName(v any, ptr, k string) (any, bool) {
 		om["labelSelector"] = sm
 	}
 	return om, true
-}
-
-// canonicalJSON renders v with sorted object keys and without HTML escaping.
-func canonicalJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 const publishSettings = `
@@ -152,13 +154,13 @@ func TestCache_SameBytesSamePackage(t *testing.T) {
 		t.Fatal("different values must be a different package")
 	}
 	files := map[string]string{"settings.yaml": "type: object\nproperties:\n  cacheFS: {type: string}\n"}
-	a, err1 := LoadFS(pkgFS(files))
-	b, err2 := LoadFS(pkgFS(files))
+	a, err1 := loadFS(pkgFS(files))
+	b, err2 := loadFS(pkgFS(files))
 	if err1 != nil || err2 != nil || a != b {
 		t.Fatal("LoadFS of the same files must return the same *Package")
 	}
 	files["doc-ru-settings.yaml"] = "properties: {}"
-	if c, _ := LoadFS(pkgFS(files)); c != a {
+	if c, _ := loadFS(pkgFS(files)); c != a {
 		t.Fatal("doc-ru files must not change the cache key")
 	}
 }
@@ -181,12 +183,12 @@ func TestPublish_WronglyTypedValueIsNotPublished(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := LoadFS(pkgFS(map[string]string{"settings.yaml": "type: object\nproperties:\n  f: " + tc.field + "\n"}))
+			_, err := loadFS(pkgFS(map[string]string{"settings.yaml": "type: object\nproperties:\n  f: " + tc.field + "\n"}))
 			var se *SchemaError
 			if !errors.As(err, &se) || se.File != "openapi/settings.yaml" || se.SchemaPath != tc.path || !strings.HasSuffix(se.Message, "DP will not publish this package version") {
 				t.Fatalf("got %v, want an error at %s", err, tc.path)
 			}
-			fs, _ := Verify(pkgFS(map[string]string{"settings.yaml": "type: object\nproperties:\n  f: " + tc.field + "\n", "doc-ru-settings.yaml": "{}\n"}))
+			fs, _ := verify(pkgFS(map[string]string{"settings.yaml": "type: object\nproperties:\n  f: " + tc.field + "\n", "doc-ru-settings.yaml": "{}\n"}))
 			found := false
 			for _, f := range fs {
 				found = found || (f.Rule == "publish" && f.Severity == SeverityError && f.SchemaPath == tc.path)
@@ -260,7 +262,7 @@ func TestLoad_RefusesWhatDPsRuntimeRefuses(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, raw := LoadFS(pkgFS(map[string]string{"settings.yaml": tc.settings})) // JSON is YAML
+			_, raw := loadFS(pkgFS(map[string]string{"settings.yaml": tc.settings})) // JSON is YAML
 			_, served := LoadPublished([]byte(tc.settings), nil)
 			for _, got := range []struct {
 				err  error
@@ -290,12 +292,12 @@ func TestPublish_RuntimeRefusalsAreSeenOnlyInThePackageFolder(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := LoadFS(pkgFS(map[string]string{"settings.yaml": tc.schema}))
+			_, err := loadFS(pkgFS(map[string]string{"settings.yaml": tc.schema}))
 			if err == nil || !strings.Contains(err.Error(), tc.reason) {
 				t.Fatalf("the folder's load: got %v, want an error with %q", err, tc.reason)
 			}
 			raw, _ := yamlValue(t, tc.schema).(map[string]any)
-			served, err := canonicalJSON((&publisher{file: settingsYAML}).node(raw, "", 0))
+			served, err := jsonvalue.Canonical((&publisher{file: settingsYAML}).node(raw, "", 0))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // maxInlinedNodes bounds the size of a tree after $ref inlining, so a
@@ -58,7 +60,7 @@ func (r *refResolver) node(n map[string]any, ptr string, depth int) (any, error)
 	if ref, ok := n["$ref"]; ok {
 		s, ok := ref.(string)
 		if !ok {
-			return nil, r.errf(ptr+"/$ref", "$ref must be a string, got %s", jsonTypeName(ref))
+			return nil, r.errf(ptr+"/$ref", "$ref must be a string, got %s", jsonvalue.TypeName(ref))
 		}
 		if !strings.HasPrefix(s, "#") {
 			return nil, r.errf(ptr, "$ref %q is not local: only references inside the same file (#/...) are supported", s)
@@ -69,7 +71,7 @@ func (r *refResolver) node(n map[string]any, ptr string, depth int) (any, error)
 		}
 		tm, ok := target.(map[string]any)
 		if !ok {
-			return nil, r.errf(ptr, "$ref %q points at %s, not a schema object", s, jsonTypeName(target))
+			return nil, r.errf(ptr, "$ref %q points at a value of type %s, not a schema object", s, jsonvalue.TypeName(target))
 		}
 		if r.active[s] {
 			// A recursive reference stays in place: the compiler and
@@ -237,7 +239,7 @@ func lookupPointer(doc any, ptr string) (any, error) {
 			}
 			cur = x[i]
 		default:
-			return nil, fmt.Errorf("%q is below %s", tok, jsonTypeName(cur))
+			return nil, fmt.Errorf("%q is below a value of type %s", tok, jsonvalue.TypeName(cur))
 		}
 	}
 	return cur, nil

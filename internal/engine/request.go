@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
+
 // This file holds the exported types of one evaluation: Request, Result,
 // and what they carry (Catalog, Unknown, Skipped, Switch).
 
@@ -61,7 +63,7 @@ type Catalog map[string]GrantCatalog
 // unknown: no default fills a key whose value is unknown, and no default is
 // applied inside an unknown object. When the settings root itself is
 // unknown, Effective and Values are nil and every check is skipped.
-type Unknown struct{}
+type Unknown = jsonvalue.Unknown
 
 // Skipped is one check that was not run because its outcome depends on an
 // Unknown value.

@@ -109,10 +109,10 @@ properties:
 `,
 	}
 	fsys := pkgFS(files)
-	if _, err := LoadFS(fsys); err != nil {
+	if _, err := loadFS(fsys); err != nil {
 		t.Fatalf("the package must load: %v", err)
 	}
-	fs, err := Verify(fsys)
+	fs, err := verify(fsys)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
+
 // update is the state of step 4 of Evaluate, the checks of an update: the
 // oldSelf rules, immutability and enum switches.
 type update struct {
@@ -15,7 +17,7 @@ type update struct {
 // run normalizes the previous documents and runs the update checks.
 func (u *update) run() {
 	p, res := u.p, u.res
-	prev, prevPartial, err := normalizeDoc(u.req.Previous)
+	prev, prevPartial, err := jsonvalue.Normalize(u.req.Previous)
 	pm, isMap := prev.(map[string]any)
 	switch {
 	case err != nil:
@@ -65,7 +67,7 @@ func (u *update) runOldSelf(fallback any, fallbackUnknowns unknownSet) {
 		u.oldSelfRules(fallback, fallbackUnknowns)
 		return
 	}
-	raw, rawPartial, err := normalizeDoc(u.req.PreviousRaw)
+	raw, rawPartial, err := jsonvalue.Normalize(u.req.PreviousRaw)
 	switch rm, isMap := raw.(map[string]any); {
 	case err != nil:
 		u.res.Problems = append(u.res.Problems, documentProblem(DocPreviousSettings, err, "previous raw settings"))

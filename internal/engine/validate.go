@@ -15,8 +15,9 @@ import (
 
 var printer = message.NewPrinter(language.English)
 
-// validate checks v (in the engine's data model, see normalize) against the
-// compiled schema, without CEL, and returns every problem, sorted.
+// validateNormalized checks nv, already in the engine's data model
+// (normalize's output, as Evaluate holds it), against the compiled schema,
+// without CEL, and returns every problem, sorted.
 //
 // Problems point at the offending value: for required, the path of the
 // missing field; for an undeclared field, the path of that field. A null
@@ -27,19 +28,6 @@ var printer = message.NewPrinter(language.English)
 // that applies (the only branch that does not fail on an enum or type,
 // typically an enum-discriminated branch), or else as one summary problem at
 // the object naming why each branch fails.
-func (d *schemaDoc) validate(doc Document, v any) []*Problem {
-	if d == nil || d.compiled == nil {
-		return nil
-	}
-	nv, err := normalize(v)
-	if err != nil {
-		return []*Problem{documentProblem(doc, err, string(doc))}
-	}
-	return d.validateNormalized(doc, nv)
-}
-
-// validateNormalized is validate for a value already in the engine's data
-// model (normalize's output), as Evaluate holds it: no second deep copy.
 func (d *schemaDoc) validateNormalized(doc Document, nv any) []*Problem {
 	if d == nil || d.compiled == nil {
 		return nil

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // Verify rule names.
@@ -20,6 +22,13 @@ const (
 	rulePublish    = "publish"  // a value DP's typed decode refuses: the version is never published (error)
 )
 
+// verify runs the openapi rules of `d8 package verify` on the package at fsys.
+// It also reports, as warnings, what DP loads although it is probably a
+// mistake, and what the engine then evaluates as DP does: a duplicate key or
+// a key YAML 1.1 reads as a boolean (rule syntax), and a keyword value DP
+// ignores or reads otherwise, such as `type: bool` or `items: strings` (rule
+// keywords). Findings are sorted by file, schema path and rule. The error is
+// reserved for a package whose openapi/ folder cannot be read at all.
 func verify(fsys fs.FS) ([]Finding, error) {
 	if fsys == nil {
 		return nil, &SchemaError{File: openapiDir + "/", Message: "no package file system given"}
@@ -91,7 +100,7 @@ func verifySchema(fsys fs.FS, n string, add func(rule string, sev Severity, file
 	doc, yamlNotes, err := parseDocumentNotes(openapiDir+"/"+n, data, order)
 	root, isMap := doc.(map[string]any)
 	if err == nil && !isMap {
-		err = &SchemaError{File: openapiDir + "/" + n, Message: "the schema must be an object (a YAML mapping), got " + jsonTypeName(doc)}
+		err = &SchemaError{File: openapiDir + "/" + n, Message: "the schema must be an object (a YAML mapping), got " + jsonvalue.TypeName(doc)}
 	}
 	if err != nil {
 		sev := SeverityError

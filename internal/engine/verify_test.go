@@ -117,7 +117,7 @@ properties:
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			fs, err := Verify(pkgFS(tc.files))
+			fs, err := verify(pkgFS(tc.files))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,10 +135,10 @@ properties:
 			}
 		})
 	}
-	if _, err := Verify(pkgFS(nil)); err != nil {
+	if _, err := verify(pkgFS(nil)); err != nil {
 		t.Fatalf("empty openapi/ is not an error: %v", err)
 	}
-	if _, err := LoadFS(pkgFS(map[string]string{"settings.yaml": "type: object"})); err != nil {
+	if _, err := loadFS(pkgFS(map[string]string{"settings.yaml": "type: object"})); err != nil {
 		t.Fatalf("missing doc-ru must not fail loading: %v", err)
 	}
 }

@@ -46,21 +46,3 @@ func CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	}
 	return out, nil
 }
-
-// CRDManifests returns the embedded CRD YAML files by file name, for users
-// who want to install the same definitions into another cluster.
-func CRDManifests() (map[string][]byte, error) {
-	names, err := fs.Glob(crdFiles, "crds/*.yaml")
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string][]byte, len(names))
-	for _, name := range names {
-		data, err := crdFiles.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		out[name[len("crds/"):]] = data
-	}
-	return out, nil
-}

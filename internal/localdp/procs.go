@@ -14,12 +14,10 @@ import (
 	"time"
 )
 
-// childPIDs lists the direct children of this process whose executable base
-// name is one of names, read from /proc (empty where /proc is absent).
-func childPIDs(names ...string) []int { return childPIDsWith(nil, names...) }
-
-// childPIDsWith is childPIDs restricted to processes whose command line
-// contains one of markers (any process when markers is empty).
+// childPIDsWith lists the direct children of this process whose executable
+// base name is one of names, read from /proc (empty where /proc is absent),
+// and whose command line contains one of markers (any process when markers
+// is empty).
 func childPIDsWith(markers []string, names ...string) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {

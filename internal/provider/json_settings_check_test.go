@@ -3,7 +3,6 @@ package provider
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -11,7 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // The resource's effective_settings and last_applied_settings are strings,
@@ -87,14 +86,14 @@ func decodeJSONDocument(s string) (any, error) {
 }
 
 // checkCanonicalJSON fails unless s is one JSON document in the encoding of
-// convert.ToJSONString: compact, object keys sorted, no HTML escaped, every
+// convert.ToJSONString (jsonvalue.Canonical): compact, object keys sorted, no HTML escaped, every
 // integral number as an integer.
 func checkCanonicalJSON(s string) error {
-	doc, err := convert.DecodeJSON([]byte(s))
+	doc, err := jsonvalue.Decode([]byte(s))
 	if err != nil {
 		return fmt.Errorf("not a JSON document: %w: %s", err, s)
 	}
-	if want, _ := convert.CanonicalJSON(doc); string(want) != s {
+	if want, _ := jsonvalue.Canonical(doc); string(want) != s {
 		return fmt.Errorf("JSON string not in the canonical encoding:\n got %s\nwant %s", s, want)
 	}
 	return nil
@@ -121,7 +120,7 @@ func (jsonDocumentsSame) CompareValues(values ...any) error {
 		docs[i] = numbersByValue(v)
 	}
 	for i := 1; i < len(docs); i++ {
-		if !reflect.DeepEqual(docs[i-1], docs[i]) {
+		if !jsonvalue.Equal(docs[i-1], docs[i]) {
 			return fmt.Errorf("expected the same JSON document, but they differ: %v != %v", values[i-1], values[i])
 		}
 	}
@@ -129,13 +128,13 @@ func (jsonDocumentsSame) CompareValues(values ...any) error {
 }
 
 // numbersByValue is a decoded JSON value (numbers as json.Number, or Go
-// numbers) as convert reads a document: every number one way per value.
+// numbers) in the JSON data model.
 func numbersByValue(v any) any {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return v
 	}
-	out, err := convert.DecodeJSON(b)
+	out, err := jsonvalue.Decode(b)
 	if err != nil {
 		return v
 	}

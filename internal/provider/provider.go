@@ -60,13 +60,6 @@ type DeckhouseProvider struct {
 	configured atomic.Pointer[providerdata.Data]
 }
 
-// New returns a constructor of the provider, as providerserver expects.
-func New(version string) func() provider.Provider {
-	return func() provider.Provider {
-		return &DeckhouseProvider{version: version}
-	}
-}
-
 // providerModel is the provider configuration block.
 type providerModel struct {
 	ConfigPath            types.String  `tfsdk:"config_path"`

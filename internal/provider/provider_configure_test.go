@@ -301,7 +301,7 @@ func TestSchema_ValidatorsRejectInvalidProviderBlocks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := providerserver.NewProtocol6(New("test")())()
+			srv := providerserver.NewProtocol6(&DeckhouseProvider{version: "test"})()
 			if _, err := srv.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{}); err != nil {
 				t.Fatal(err)
 			}
@@ -338,7 +338,7 @@ func TestSchema_ExecEnvIsSensitive(t *testing.T) {
 
 func TestConfigure_ThroughTheProtocolWarnsAtTheInsecureAttribute(t *testing.T) {
 	clearKubeEnv(t)
-	srv := providerserver.NewProtocol6(New("1.2.3")())()
+	srv := providerserver.NewProtocol6(&DeckhouseProvider{version: "1.2.3"})()
 	if _, err := srv.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{}); err != nil {
 		t.Fatal(err)
 	}

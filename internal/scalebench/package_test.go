@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"testing"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
@@ -13,7 +12,7 @@ func TestBenchPackage_PassesVerifyAndAcceptsEveryGeneratedApplication(t *testing
 	if err != nil {
 		t.Fatal(err)
 	}
-	findings, err := engine.Verify(os.DirFS("testdata/package"))
+	findings, err := engine.VerifyDir("testdata/package")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,8 +27,7 @@ import (
 
 // The table of attribute facts: everything the resource's code needs to
 // know of each attribute of deckhouse_application is said here once. The
-// schema is built from it; sameModel, specChanged, metadataChanged,
-// copyComputed, createFills, deleteReads, the defaults of an import, a
+// schema is built from it; sameModel, specChanged, copyComputed, createFills, deleteReads, the defaults of an import, a
 // list result and a move, the plain spec fields of the apply body, the
 // refresh of every attribute the Application holds (readProjected, by field
 // ownership) and what ReadUnchanged needs derive from it; the tests in
@@ -67,7 +66,7 @@ const (
 	// Application (specChanged).
 	changeSpec
 	// changeMetadata: the apply writes the Application's metadata again
-	// without DP's checks (metadataChanged).
+	// without DP's checks.
 	changeMetadata
 	// changeRewrite: the apply writes the Application again although DP
 	// sees no change (a new field manager or conflict mode).
@@ -501,11 +500,6 @@ func changed(plan, state *applicationModel, kinds ...changeKind) bool {
 // specChanged reports whether anything DP sees changed between plan and
 // state (or a write it does not see that reruns its checks).
 func specChanged(plan, state *applicationModel) bool { return changed(plan, state, changeSpec) }
-
-// metadataChanged reports whether the labels or annotations changed.
-func metadataChanged(plan, state *applicationModel) bool {
-	return changed(plan, state, changeMetadata)
-}
 
 // sameModel reports whether two models hold equal values in every attribute.
 func sameModel(a, b *applicationModel) bool {

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
@@ -230,7 +231,7 @@ func TestAttributeFacts_SpecAttributesAreWrittenAndReadBack(t *testing.T) {
 		t.Run(n, func(t *testing.T) {
 			without := full
 			without.set(n, nullValue(attributes[n].attrType()))
-			if jsonEqual(applyConfiguration(&full, settings), applyConfiguration(&without, settings)) {
+			if jsonvalue.Equal(applyConfiguration(&full, settings), applyConfiguration(&without, settings)) {
 				t.Fatalf("the apply body does not write %s (writeSpecFields, or applyConfiguration in writebody.go)", n)
 			}
 			obj := &unstructured.Unstructured{Object: newFakeDP(t).apply("app", applyConfiguration(&full, settings))}

@@ -356,8 +356,8 @@ func stateModel(t *testing.T, dv *tfprotov6.DynamicValue) applicationModel {
 	return m
 }
 
-// Every attribute that changes what apply writes is one specChanged or
-// metadataChanged compares: a new spec field missing from them would let an
+// Every attribute that changes what apply writes is one specChanged or the
+// metadata change check compares: a new spec field missing from them would let an
 // unchanged-plan answer (of ModifyPlan or of the shortcut) hide a change.
 func TestSpecChanged_CoversEveryAttributeApplyWrites(t *testing.T) {
 	base := appState()
@@ -365,16 +365,16 @@ func TestSpecChanged_CoversEveryAttributeApplyWrites(t *testing.T) {
 	v := reflect.ValueOf(&base).Elem()
 	for i := 0; i < v.NumField(); i++ {
 		name := v.Type().Field(i).Name
-		changed := base
-		f := reflect.ValueOf(&changed).Elem().Field(i)
+		altered := base
+		f := reflect.ValueOf(&altered).Elem().Field(i)
 		f.Set(reflect.ValueOf(otherThan(f.Interface().(attr.Value))))
-		settings, _, _ := convert.FromDynamic(changed.Settings)
+		settings, _, _ := convert.FromDynamic(altered.Settings)
 		if name != "Settings" {
 			settings = map[string]any{"replicas": 2}
 		}
-		body, _ := json.Marshal(applyConfiguration(&changed, settings))
-		if string(body) != string(baseBody) && !specChanged(&changed, &base) && !metadataChanged(&changed, &base) {
-			t.Errorf("a change of %s changes what apply writes, but neither specChanged nor metadataChanged sees it", name)
+		body, _ := json.Marshal(applyConfiguration(&altered, settings))
+		if string(body) != string(baseBody) && !specChanged(&altered, &base) && !changed(&altered, &base, changeMetadata) {
+			t.Errorf("a change of %s changes what apply writes, but neither specChanged nor the metadata check sees it", name)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient/dpfake"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
@@ -158,11 +159,11 @@ func TestPrivateState_RetiredPathsFollowWritesAndDPsAppliedGeneration(t *testing
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := privateState{RetiredPaths: tt.prior.afterWrite(tt.paths, tt.gen, "demo/app")}.settled(tt.applied)
-			if !jsonEqual(p.RetiredPaths, tt.want) {
+			if !jsonvalue.Equal(p.RetiredPaths, tt.want) {
 				t.Fatalf("retired %v, want %v", p.RetiredPaths, tt.want)
 			}
 			round := decodePrivate(func(k string) []byte { return p.encode()[k] })
-			if !jsonEqual(round.RetiredPaths, tt.want) {
+			if !jsonvalue.Equal(round.RetiredPaths, tt.want) {
 				t.Fatalf("decoded %v, want %v", round.RetiredPaths, tt.want)
 			}
 		})

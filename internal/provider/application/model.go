@@ -2,7 +2,6 @@ package application
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -96,13 +95,6 @@ func lastAppliedStored(record, effective types.String) types.String {
 		return record
 	}
 	return types.StringNull()
-}
-
-// jsonEqual compares two documents in the JSON data model by their encoding.
-func jsonEqual(a, b any) bool {
-	ab, err1 := json.Marshal(a)
-	bb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && string(ab) == string(bb)
 }
 
 func optionalString(s string, prior types.String) types.String {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // Field ownership: what of the Application the state holds. Every
@@ -322,7 +323,7 @@ func elementOf(e any, sets fieldSets) (elem string, keys map[string]bool, step s
 // matchesKey reports whether entry m has the values of key.
 func matchesKey(m, key map[string]any) bool {
 	for f, want := range key {
-		if !jsonEqual(m[f], want) {
+		if !jsonvalue.Equal(m[f], want) {
 			return false
 		}
 	}
@@ -334,7 +335,7 @@ func matchesKey(m, key map[string]any) bool {
 func priorElement(prior []any, e any, keys map[string]bool) (any, bool) {
 	for _, pe := range prior {
 		if keys == nil {
-			if jsonEqual(pe, e) {
+			if jsonvalue.Equal(pe, e) {
 				return pe, true
 			}
 			continue
@@ -343,7 +344,7 @@ func priorElement(prior []any, e any, keys map[string]bool) (any, bool) {
 		em, _ := e.(map[string]any)
 		same := pm != nil
 		for k := range keys {
-			same = same && jsonEqual(pm[k], em[k])
+			same = same && jsonvalue.Equal(pm[k], em[k])
 		}
 		if same {
 			return pe, true

@@ -7,6 +7,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 func managedObject(entries ...metav1.ManagedFieldsEntry) *unstructured.Unstructured {
@@ -42,7 +44,7 @@ func TestOwnedSettings_KeysOfOtherManagersLeaveTheStateAndAreNamedWithoutValues(
 	settings, _, _ := unstructured.NestedFieldCopy(obj.Object, "spec", "settings")
 	got, diags := ownedSettings(obj, "terraform-provider-deckhouse", settings)
 	want := map[string]any{"replicas": int64(2), "auth": map[string]any{"user": "admin"}}
-	if !jsonEqual(got, want) {
+	if !jsonvalue.Equal(got, want) {
 		t.Fatalf("owned settings %v, want %v", got, want)
 	}
 	if len(diags) != 1 || diags.HasError() {
@@ -58,18 +60,18 @@ func TestOwnedSettings_KeysOfOtherManagersLeaveTheStateAndAreNamedWithoutValues(
 		t.Errorf("the warning holds a value: %s", detail)
 	}
 	foreign := foreignSettings(obj, "terraform-provider-deckhouse")
-	if !jsonEqual(foreign, map[string]any{"auth": map[string]any{"password": "FOREIGN-SECRET"}, "domain": "web.example.com"}) {
+	if !jsonvalue.Equal(foreign, map[string]any{"auth": map[string]any{"password": "FOREIGN-SECRET"}, "domain": "web.example.com"}) {
 		t.Errorf("foreign settings %v", foreign)
 	}
 
 	never := managedObject(webUI)
 	got, diags = ownedSettings(never, "terraform-provider-deckhouse", settings)
-	if !jsonEqual(got, settings) || len(diags) != 0 {
+	if !jsonvalue.Equal(got, settings) || len(diags) != 0 {
 		t.Fatalf("an Application this manager never applied: %v, %v", got, diags)
 	}
 	// Its apply removes no key it does not own: the plan checks every key
 	// of the cluster beside the configuration's.
-	if foreign := foreignSettings(never, "terraform-provider-deckhouse"); !jsonEqual(foreign, settings) {
+	if foreign := foreignSettings(never, "terraform-provider-deckhouse"); !jsonvalue.Equal(foreign, settings) {
 		t.Fatalf("foreign settings of an Application this manager never applied: %v", foreign)
 	}
 }
@@ -108,7 +110,7 @@ func TestOwnedSettings_MemberlessSetOnAMapOwnsNoKey(t *testing.T) {
 			obj := managedObject(entry("terraform-provider-deckhouse", metav1.ManagedFieldsOperationApply, tt.mine), kubectl)
 			settings, _, _ := unstructured.NestedFieldCopy(obj.Object, "spec", "settings")
 			got, diags := ownedSettings(obj, "terraform-provider-deckhouse", settings)
-			if !jsonEqual(got, tt.want) {
+			if !jsonvalue.Equal(got, tt.want) {
 				t.Fatalf("owned settings %v, want %v", got, tt.want)
 			}
 			if len(diags) != 1 {

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
@@ -138,7 +139,7 @@ func TestRefresh_DriftOfAKeyTheConfigurationSetsShowsAndNamesTheNewOwner(t *test
 	})
 	m := demoConfig(map[string]any{"replicas": int64(1), "domain": "a.example.com"})
 	diags := (&Resource{}).fromObject(context.Background(), &m, obj, providerdata.DefaultFieldManager, func(s string) string { return s })
-	if got := mustJSON(t, m.Settings); !jsonEqual(jsonDecode(t, got), map[string]any{"replicas": 2, "domain": "a.example.com"}) {
+	if got := mustJSON(t, m.Settings); !jsonvalue.Equal(jsonDecode(t, got), map[string]any{"replicas": 2, "domain": "a.example.com"}) {
 		t.Fatalf("settings read as %s, want the cluster's replicas = 2", got)
 	}
 	if len(diags) != 1 || !strings.Contains(diags[0].Detail(), "settings.replicas (kubectl-patch)") || !strings.Contains(diags[0].Detail(), "taken over") {

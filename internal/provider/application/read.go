@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
@@ -189,7 +190,7 @@ func (r *Resource) fromObjectRead(_ context.Context, m *applicationModel, obj *u
 	case isEmptyDoc(settings) && (m.Settings.IsNull() || isEmptyDoc(prior)):
 		// {} in the cluster and null or {} in the state: no drift.
 	default:
-		if prior == nil || !jsonEqual(prior, settings) {
+		if prior == nil || !jsonvalue.Equal(prior, settings) {
 			m.Settings = convert.ToDynamic(settings)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/diagnostics"
 )
@@ -123,7 +124,7 @@ func notHeld(cluster, held any) any {
 	case cluster == nil:
 		return nil
 	case !isMap || !heldMap:
-		if held != nil && jsonEqual(cluster, held) {
+		if held != nil && jsonvalue.Equal(cluster, held) {
 			return nil
 		}
 		return cluster

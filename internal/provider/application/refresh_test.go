@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient/dpfake"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
@@ -141,7 +142,7 @@ func TestRead_EffectiveSettingsFromDPsRecordOnlyOfTheCurrentGeneration(t *testin
 			if !tt.dpBehind {
 				record = got.EffectiveSettings
 			}
-			if v, _, _ := convert.FromJSONString(record); !jsonEqual(v, map[string]any{"replicas": 2}) {
+			if v, _, _ := convert.FromJSONString(record); !jsonvalue.Equal(v, map[string]any{"replicas": 2}) {
 				t.Fatalf("DP's record in the state = %v, want {replicas: 2}", record)
 			}
 		})

@@ -10,7 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // stateVersion is the schema version of the resource's state:
@@ -119,7 +119,7 @@ func sameDynamicJSON(a, b json.RawMessage) bool {
 	}
 	av, aok := value(a)
 	bv, bok := value(b)
-	return aok && bok && jsonEqual(av, bv)
+	return aok && bok && jsonvalue.Equal(av, bv)
 }
 
 // dynamicValueJSON is the JSON of the value of a dynamic value as a state
@@ -166,10 +166,13 @@ func dynamicAsJSONString(raw json.RawMessage) (json.RawMessage, error) {
 	if err != nil || value == nil {
 		return json.RawMessage("null"), err
 	}
-	v, err := convert.DecodeJSON(value)
+	v, err := jsonvalue.Decode(value)
 	if err != nil {
 		return nil, err
 	}
-	doc, _ := convert.CanonicalJSON(v)
+	doc, err := jsonvalue.Canonical(v)
+	if err != nil {
+		return nil, err
+	}
 	return json.Marshal(string(doc))
 }

@@ -32,7 +32,7 @@ func TestVersionChanges_ComparesThePlannedWithTheInstalledVersion(t *testing.T) 
 		{"new version", withInstalled("v1.0.0"), "v1.1.0", true},
 		{"older version", withInstalled("v1.1.0"), "v1.0.0", true},
 		{"nothing installed", withInstalled(""), "v1.0.0", true},
-		{"status null", appstatus.ResourceNull(), "v1.0.0", true},
+		{"status null", types.ObjectNull(appstatus.ResourceAttrTypes), "v1.0.0", true},
 		{"status unknown", appstatus.ResourceUnknown(), "v1.0.0", true},
 	}
 	for _, tc := range cases {

@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
@@ -44,7 +45,7 @@ func TestKeepContainers_AMapHoldingAnotherManagersKeysStays(t *testing.T) {
 		"settings":         map[string]any{"replicas": int64(1), "podLabels": map[string]any{}},
 		"resourceRequests": []any{map[string]any{"kind": "Deployment", "name": "web"}},
 	}}
-	if !jsonEqual(body, want) {
+	if !jsonvalue.Equal(body, want) {
 		t.Fatalf("apply body %v, want %v", body, want)
 	}
 	// The kept map is not this configuration's: a refresh leaves it out.
@@ -140,7 +141,7 @@ func TestUpdate_EmptySettingsRemovesTheKeysBeforeTheApply(t *testing.T) {
 	if strings.Join(patches, " ") != "application/json-patch+json application/apply-patch+yaml" {
 		t.Fatalf("the update sent %v, want a JSON patch, then the server-side apply", patches)
 	}
-	if got, _ := h.dp.app("app")["spec"].(map[string]any)["settings"]; !jsonEqual(got, map[string]any{}) {
+	if got, _ := h.dp.app("app")["spec"].(map[string]any)["settings"]; !jsonvalue.Equal(got, map[string]any{}) {
 		t.Fatalf("spec.settings = %v, want {}", got)
 	}
 }

@@ -3,7 +3,6 @@ package appstatus
 import (
 	"context"
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -24,6 +23,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // The typed spec fields of an Application that newer DP releases added:
@@ -334,7 +335,7 @@ func (f SpecField) Body(v attr.Value) (any, bool) {
 // A value of the wrong shape counts as absent (null).
 func fromJSON(t attr.Type, v any, prior attr.Value, at string, keepDefaultsNull bool) attr.Value {
 	if prior == nil || prior.IsNull() || prior.IsUnknown() {
-		if d, ok := crdDefaults[at]; ok && keepDefaultsNull && jsonScalarEqual(d, v) {
+		if d, ok := crdDefaults[at]; ok && keepDefaultsNull && jsonvalue.Equal(d, v) {
 			return nullOf(t)
 		}
 		prior = nil
@@ -495,23 +496,6 @@ func numberText(v any) string {
 		return strconv.FormatFloat(n, 'f', -1, 64)
 	}
 	return ""
-}
-
-// jsonScalarEqual compares a CRD default with a value of the JSON data model
-// (numbers as int64 or float64).
-func jsonScalarEqual(d, v any) bool {
-	if dn, ok := d.(int64); ok {
-		switch n := v.(type) {
-		case int64:
-			return n == dn
-		case float64:
-			return n == float64(dn) && n <= math.MaxInt64
-		case int:
-			return int64(n) == dn
-		}
-		return false
-	}
-	return d == v
 }
 
 // ValidateResourceRequests checks the rules of spec.resourceRequests that

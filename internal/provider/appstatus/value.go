@@ -32,15 +32,6 @@ var (
 	}()
 )
 
-// Null is the null status attribute.
-func Null() types.Object { return types.ObjectNull(AttrTypes) }
-
-// Unknown is the unknown status attribute.
-func Unknown() types.Object { return types.ObjectUnknown(AttrTypes) }
-
-// ResourceNull is the null status attribute of the resource.
-func ResourceNull() types.Object { return types.ObjectNull(ResourceAttrTypes) }
-
 // ResourceUnknown is the unknown status attribute of the resource.
 func ResourceUnknown() types.Object { return types.ObjectUnknown(ResourceAttrTypes) }
 

@@ -35,12 +35,6 @@ func FromDynamicPartial(v types.Dynamic) (val any, known bool, err error) {
 	return val, c.known, err
 }
 
-// FromAttr converts any framework value (unknown parts become nil).
-func FromAttr(v attr.Value) (any, error) {
-	c := converter{known: true}
-	return c.value(v)
-}
-
 type converter struct {
 	known   bool
 	unknown any // what an unknown part becomes (nil by default)
@@ -232,24 +226,6 @@ func attrTypeOf(a attr.Value) attr.Type {
 		return types.DynamicType
 	}
 	return a.Type(context.Background())
-}
-
-// JSONTypeName names the JSON type of a JSON data model value.
-func JSONTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	case string:
-		return "string"
-	case bool:
-		return "boolean"
-	default:
-		return "number"
-	}
 }
 
 // fullyKnown reports whether v holds no unknown part.

@@ -1,5 +1,5 @@
 // Package convert converts between terraform-plugin-framework values and the
-// JSON data model the engine works on (map[string]any, []any, string, bool,
+// JSON data model of internal/jsonvalue (map[string]any, []any, string, bool,
 // nil, int64, float64), keeping unknown parts visible, and between a model
 // struct of framework values and its Terraform object (Object).
 package convert

@@ -81,9 +81,6 @@ func NewObject[T any](ctx context.Context, typ attr.Type) (*Object[T], error) {
 	return o, nil
 }
 
-// Type is the Terraform type of the object.
-func (o *Object[T]) Type() tftypes.Object { return o.typ }
-
 // Decode sets the fields of out from v, a known, non-null object of the
 // schema's type.
 func (o *Object[T]) Decode(ctx context.Context, v tftypes.Value, out *T) error {

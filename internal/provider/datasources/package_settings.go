@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/diagnostics"
 )
@@ -241,7 +242,7 @@ func settingsRequest(m *packageSettingsModel) (engine.Request, bool, diag.Diagno
 		}
 		if _, ok := val.(map[string]any); !ok {
 			diags.AddAttributeError(path.Root(name), "Invalid "+name+": type",
-				fmt.Sprintf("%s must be an object, got %s.", name, convert.JSONTypeName(val)))
+				fmt.Sprintf("%s must be an object, got %s.", name, jsonvalue.TypeName(val)))
 			return nil, false
 		}
 		return val, true

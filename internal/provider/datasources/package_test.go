@@ -46,7 +46,7 @@ func TestUnitPackage_SettingsListsTopLevelFieldsOnly(t *testing.T) {
 		{Path: engine.Path{}.Key("a").Key("b"), Type: "integer"},
 		{Path: engine.Path{}.Key("c"), Type: "object", UIAdvanced: true},
 	})
-	got, err := convert.FromAttr(l)
+	got, _, err := convert.FromDynamic(types.DynamicValue(l))
 	if err != nil {
 		t.Fatal(err)
 	}

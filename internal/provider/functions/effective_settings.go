@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
@@ -99,7 +100,7 @@ func functionInputs(ctx context.Context, req function.RunRequest) (*engine.Packa
 		settings = map[string]any{}
 	}
 	if _, ok := settings.(map[string]any); !ok {
-		return nil, nil, function.NewArgumentFuncError(1, fmt.Sprintf("settings must be an object, got %s", convert.JSONTypeName(settings)))
+		return nil, nil, function.NewArgumentFuncError(1, fmt.Sprintf("settings must be an object, got %s", jsonvalue.TypeName(settings)))
 	}
 	return pkg, settings, nil
 }

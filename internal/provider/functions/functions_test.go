@@ -19,7 +19,7 @@ func TestUnitFunction_ValidateSettingsListsProblems(t *testing.T) {
 	if resp.Error != nil {
 		t.Fatal(resp.Error)
 	}
-	got, err := convert.FromAttr(resp.Result.Value())
+	got, _, err := convert.FromDynamic(types.DynamicValue(resp.Result.Value()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestUnitFunction_EffectiveSettingsAppliesDefaultsAndRejects(t *testing.T) {
 	if resp.Error != nil {
 		t.Fatal(resp.Error)
 	}
-	got, _ := convert.FromAttr(resp.Result.Value())
+	got, _, _ := convert.FromDynamic(types.DynamicValue(resp.Result.Value()))
 	if m, ok := got.(map[string]any); !ok || m["replicas"] != int64(1) || m["name"] != "a" {
 		t.Fatalf("effective %#v", got)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
@@ -105,7 +106,7 @@ func settingsDocument(arg types.Dynamic) (any, error) {
 		return nil, nil
 	}
 	if s, ok := arg.UnderlyingValue().(types.String); ok {
-		v, err := convert.DecodeJSON([]byte(s.ValueString()))
+		v, err := jsonvalue.Decode([]byte(s.ValueString()))
 		if err != nil {
 			return nil, fmt.Errorf("the document is a string that is not JSON: %w", err)
 		}
@@ -183,7 +184,7 @@ func lookUp(doc any, p engine.Path) (any, string) {
 			}
 			cur = v[seg.Index]
 		default:
-			return nil, fmt.Sprintf("%s is %s, not an object or an array", parent, convert.JSONTypeName(cur))
+			return nil, fmt.Sprintf("%s is %s, not an object or an array", parent, jsonvalue.TypeName(cur))
 		}
 	}
 	return cur, ""

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/convert"
 )
 
@@ -75,7 +76,7 @@ func TestUnitFunction_SettingReadsByPathAndNamesAMissingOne(t *testing.T) {
 			if resp.Error != nil {
 				t.Fatal(resp.Error)
 			}
-			got, err := convert.FromAttr(resp.Result.Value())
+			got, _, err := convert.FromDynamic(types.DynamicValue(resp.Result.Value()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,9 +89,9 @@ func TestUnitFunction_SettingReadsByPathAndNamesAMissingOne(t *testing.T) {
 
 func mustJSON(t *testing.T, v any) string {
 	t.Helper()
-	b, ok := convert.CanonicalJSON(v)
-	if !ok {
-		t.Fatalf("not JSON: %#v", v)
+	b, err := jsonvalue.Canonical(v)
+	if err != nil {
+		t.Fatalf("not JSON: %#v: %v", v, err)
 	}
 	return string(b)
 }
