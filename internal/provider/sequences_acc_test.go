@@ -273,6 +273,15 @@ var seqRegressions = []struct {
 		{Op: seqRefresh},
 		{Op: seqPlan, Config: seqConfig{Version: "v1.0.0", ReleaseChannel: "cfg-dzr0sdzc", Maintenance: true, Replicas: 2}},
 	}},
+	// Another writer's values go with the Application a destroy deleted:
+	// the one an apply creates afterwards does not hold them.
+	{name: "DestroyedThenCreated_OtherWritersValuesWentWithTheObject", steps: []seqStep{
+		{Op: seqForeign, Mode: "create", Path: []string{"settings", "domain"}, Value: "fgn-vket3702"},
+		{Op: seqImport, Mode: "read"},
+		{Op: seqDestroy},
+		{Op: seqDP, Mode: "apply"},
+		{Op: seqApply, Config: seqConfig{Version: "v1.0.0", Settings: map[string]any{"replicas": int64(1)}}},
+	}},
 	{name: "ForeignKeyTakenOver_EarlierRecordNotInLastAppliedSettings", defect: 9, steps: []seqStep{
 		{Op: seqForce},
 		{Op: seqApply, Config: seqConfig{Version: "v1.0.0", Settings: map[string]any{"replicas": int64(1)}}},
@@ -373,6 +382,7 @@ func (b *syncBuffer) from(off int) ([]byte, int) {
 type liveValue struct {
 	path  []string
 	value any
+	uid   string // of the Application it was written into
 }
 
 // seqMachine is the CLI, its working folder and what the sequence wrote.
@@ -1114,8 +1124,8 @@ func (m *seqMachine) foreignWrite(how string, path []string, value string) {
 			return
 		}
 	}
-	if !set {
-		m.live[strings.Join(path, "\x00")] = liveValue{path: path, value: v}
+	if obj := m.object(); !set && obj != nil {
+		m.live[strings.Join(path, "\x00")] = liveValue{path: path, value: v, uid: string(obj.GetUID())}
 	}
 }
 
@@ -1507,7 +1517,9 @@ func (m *seqMachine) checkCluster(c seqConfig, sensitiveWritten bool) {
 	// sets now are its own.
 	requests, _, _ := unstructured.NestedSlice(obj.Object, "spec", "resourceRequests")
 	for key, lv := range m.live {
-		if set, _ := m.configSets(lv.path); set {
+		// A value written into an Application deleted since (a destroy DP
+		// finished) went with it.
+		if set, _ := m.configSets(lv.path); set || lv.uid != string(obj.GetUID()) {
 			delete(m.live, key)
 			continue
 		}
