@@ -170,6 +170,45 @@ func TestPrivateState_RetiredPathsFollowWritesAndDPsAppliedGeneration(t *testing
 	}
 }
 
+// The private state's taken-over paths follow the writes: a path another
+// manager owned before a write is kept since the write's generation (or an
+// earlier one it was kept at); a write whose landing is unknown (generation
+// 0) leaves the generation open until a later write lands; DP applying that
+// generation or a later one settles it.
+func TestPrivateState_TakenOverPathsFollowWritesAndDPsAppliedGeneration(t *testing.T) {
+	a, b := []string{"extra", "a"}, []string{"domain"}
+	tests := []struct {
+		name    string
+		prior   []retiredPath
+		taken   [][]string
+		gen     int64
+		applied int64
+		want    []retiredPath
+	}{
+		{name: "nothing taken over", gen: 2, applied: 1},
+		{name: "taken over, DP lags", taken: [][]string{a}, gen: 2, applied: 1, want: []retiredPath{{Path: a, Since: 2}}},
+		{name: "taken over, DP applied it", taken: [][]string{a}, gen: 2, applied: 2},
+		{name: "kept earlier keeps its generation", prior: []retiredPath{{Path: a, Since: 2}}, taken: [][]string{a, b}, gen: 3, applied: 1,
+			want: []retiredPath{{Path: a, Since: 2}, {Path: b, Since: 3}}},
+		{name: "open generation closed by a landed write", prior: []retiredPath{{Path: a}}, gen: 4, applied: 3,
+			want: []retiredPath{{Path: a, Since: 4}}},
+		{name: "write of unknown landing", taken: [][]string{a}, applied: 5, want: []retiredPath{{Path: a}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prior := privateState{TakenOverPaths: tt.prior}
+			p := privateState{TakenOverPaths: prior.takenOverAfterWrite(tt.taken, tt.gen, "demo/app")}.settled(tt.applied)
+			if !jsonvalue.Equal(p.TakenOverPaths, tt.want) {
+				t.Fatalf("taken over %v, want %v", p.TakenOverPaths, tt.want)
+			}
+			round := decodePrivate(func(k string) []byte { return p.encode()[k] })
+			if !jsonvalue.Equal(round.TakenOverPaths, tt.want) || len(round.tracked()) != 0 {
+				t.Fatalf("decoded %v (tracked %v), want %v and nothing tracked", round.TakenOverPaths, round.tracked(), tt.want)
+			}
+		})
+	}
+}
+
 // The one redactor of DP's texts removes every value the state does not
 // hold: values of spec.settings it does not hold (sensitive, another
 // manager's), the values spec.settings and DP's record hold at a tracked
