@@ -116,12 +116,7 @@ var (
 // generated run logs a violation of these kinds instead of failing, and the
 // regression cases of these defects are skipped. Remove a defect once its
 // fix is merged: its violations fail again, and its cases run.
-var knownDefects = map[int][]string{
-	// A value another manager wrote under a key the configuration takes
-	// over later is stored in last_applied_settings while DP's record is
-	// of the generation before (not one of the eight listed defects).
-	9: {"leak/foreign/state.last_applied_settings", "leak/foreign/plan.last_applied_settings"},
-}
+var knownDefects = map[int][]string{}
 
 // knownDefect returns the known defect that causes violations of kind, or 0.
 func knownDefect(kind string) int {

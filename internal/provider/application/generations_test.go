@@ -170,6 +170,45 @@ func TestPrivateState_RetiredPathsFollowWritesAndDPsAppliedGeneration(t *testing
 	}
 }
 
+// The private state's taken-over paths follow the writes: a path another
+// manager owned before a write is kept since the write's generation (or an
+// earlier one it was kept at); a write whose landing is unknown (generation
+// 0) leaves the generation open until a later write lands; DP applying that
+// generation or a later one settles it.
+func TestPrivateState_TakenOverPathsFollowWritesAndDPsAppliedGeneration(t *testing.T) {
+	a, b := []string{"extra", "a"}, []string{"domain"}
+	tests := []struct {
+		name    string
+		prior   []retiredPath
+		taken   [][]string
+		gen     int64
+		applied int64
+		want    []retiredPath
+	}{
+		{name: "nothing taken over", gen: 2, applied: 1},
+		{name: "taken over, DP lags", taken: [][]string{a}, gen: 2, applied: 1, want: []retiredPath{{Path: a, Since: 2}}},
+		{name: "taken over, DP applied it", taken: [][]string{a}, gen: 2, applied: 2},
+		{name: "kept earlier keeps its generation", prior: []retiredPath{{Path: a, Since: 2}}, taken: [][]string{a, b}, gen: 3, applied: 1,
+			want: []retiredPath{{Path: a, Since: 2}, {Path: b, Since: 3}}},
+		{name: "open generation closed by a landed write", prior: []retiredPath{{Path: a}}, gen: 4, applied: 3,
+			want: []retiredPath{{Path: a, Since: 4}}},
+		{name: "write of unknown landing", taken: [][]string{a}, applied: 5, want: []retiredPath{{Path: a}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prior := privateState{TakenOverPaths: tt.prior}
+			p := privateState{TakenOverPaths: prior.takenOverAfterWrite(tt.taken, tt.gen, "demo/app")}.settled(tt.applied)
+			if !jsonvalue.Equal(p.TakenOverPaths, tt.want) {
+				t.Fatalf("taken over %v, want %v", p.TakenOverPaths, tt.want)
+			}
+			round := decodePrivate(func(k string) []byte { return p.encode()[k] })
+			if !jsonvalue.Equal(round.TakenOverPaths, tt.want) || len(round.tracked()) != 0 {
+				t.Fatalf("decoded %v (tracked %v), want %v and nothing tracked", round.TakenOverPaths, round.tracked(), tt.want)
+			}
+		})
+	}
+}
+
 // The one redactor of DP's texts removes every value the state does not
 // hold: values of spec.settings it does not hold (sensitive, another
 // manager's), the values spec.settings and DP's record hold at a tracked
@@ -205,5 +244,87 @@ func TestDPRedactor_RemovesWhatTheStateDoesNotHoldAndKeepsDefaults(t *testing.T)
 	imported := redactorOf(obj, privateState{Imported: true}, held, nil)
 	if got := imported.Redact("replicas 2"); got != "replicas "+redactedMarker {
 		t.Errorf("an imported Application's value kept: %q", got)
+	}
+}
+
+// A settings key another manager wrote and the configuration takes over
+// later keeps that manager's value out of last_applied_settings while DP's
+// record is of a generation before the write that took it over (wait =
+// false, or DP lags or rejects): the state and the refreshed state hold the
+// configuration's value in settings and no other manager's value. Once DP
+// has applied the write's generation, the private state forgets the path
+// and DP's record is read as it is.
+func TestTakenOverSettings_OtherManagersValueStaysOutOfLastAppliedUntilDPAppliesTheTakeover(t *testing.T) {
+	const foreign, mine = "foreign-value-3141", "own-value-2718"
+	h := newLaggingHarness(t)
+	cfg := demoConfig(map[string]any{"replicas": 2})
+	cfg.Wait = types.BoolValue(false)
+	created := h.planAndApply(nil, nil, cfg)
+	if created.apply == nil || hasError(created.apply.Diagnostics) {
+		t.Fatalf("create: %s", diagText(created.plan.Diagnostics))
+	}
+	// Another manager writes auth.user, and DP applies it.
+	h.dp.Edit("demo", "app", func(obj map[string]any) {
+		obj["spec"].(map[string]any)["settings"].(map[string]any)["auth"] = map[string]any{"user": foreign}
+		md := obj["metadata"].(map[string]any)
+		md["generation"] = md["generation"].(int64) + 1
+		entries, _ := md["managedFields"].([]any)
+		md["managedFields"] = append(entries, map[string]any{"manager": "kubectl-edit", "operation": "Update",
+			"apiVersion": "deckhouse.io/v1alpha1", "fieldsType": "FieldsV1",
+			"fieldsV1": map[string]any{"f:spec": map[string]any{"f:settings": map[string]any{"f:auth": map[string]any{"f:user": map[string]any{}}}}}})
+	})
+	gen := h.dp.app("app")["metadata"].(map[string]any)["generation"].(int64)
+	h.dp.SetStatus("demo", "app", appliedStatus(gen, map[string]any{"replicas": 2, "auth": map[string]any{"user": foreign}}, "ready"))
+	read := h.read(created.state, created.private)
+	if hasError(read.Diagnostics) {
+		t.Fatalf("read: %s", diagText(read.Diagnostics))
+	}
+
+	// The configuration takes auth.user over; DP's record stays of the
+	// generation before.
+	next := demoConfig(map[string]any{"replicas": 2, "auth": map[string]any{"user": mine}})
+	next.Wait = types.BoolValue(false)
+	updated := h.planAndApply(read.NewState, read.Private, next)
+	if updated.apply == nil || hasError(updated.apply.Diagnostics) {
+		t.Fatalf("update: %s", diagText(updated.plan.Diagnostics))
+	}
+	// As the API server records the takeover: kubectl-edit no longer owns
+	// auth.user (the fake keeps every other manager's entry as it is).
+	h.dp.Edit("demo", "app", func(obj map[string]any) {
+		md := obj["metadata"].(map[string]any)
+		var kept []any
+		for _, e := range md["managedFields"].([]any) {
+			if e.(map[string]any)["manager"] != "kubectl-edit" {
+				kept = append(kept, e)
+			}
+		}
+		md["managedFields"] = kept
+	})
+	gen2 := h.dp.app("app")["metadata"].(map[string]any)["generation"].(int64)
+	if gen2 <= gen {
+		t.Fatalf("the takeover wrote no new generation: %d after %d", gen2, gen)
+	}
+	refreshed := h.read(updated.state, updated.private)
+	if hasError(refreshed.Diagnostics) {
+		t.Fatalf("read: %s", diagText(refreshed.Diagnostics))
+	}
+	for what, b := range map[string][]byte{"applied state": updated.state.MsgPack, "refreshed state": refreshed.NewState.MsgPack,
+		"private state": refreshed.Private, "diagnostics": []byte(diagText(refreshed.Diagnostics))} {
+		if strings.Contains(string(b), foreign) {
+			t.Errorf("the %s holds the other manager's value %q", what, foreign)
+		}
+	}
+	if !strings.Contains(string(refreshed.NewState.MsgPack), mine) {
+		t.Errorf("the refreshed state lost the configuration's value %q", mine)
+	}
+	if got := privateFromJSON(t, refreshed.Private).TakenOverPaths; len(got) != 1 || got[0].Since != gen2 {
+		t.Fatalf("taken-over paths while DP lags: %v, want auth.user since %d", got, gen2)
+	}
+
+	// DP applies the takeover: its record is read as it is.
+	h.dp.SetStatus("demo", "app", appliedStatus(gen2, map[string]any{"replicas": 2, "auth": map[string]any{"user": mine}}, "ready"))
+	settled := h.read(refreshed.NewState, refreshed.Private)
+	if got := privateFromJSON(t, settled.Private).TakenOverPaths; len(got) != 0 {
+		t.Fatalf("taken-over paths after DP applied generation %d: %v", gen2, got)
 	}
 }

@@ -298,25 +298,12 @@ func (p privateState) tracked() []sensitivePath {
 func (p privateState) afterWrite(paths []sensitivePath, gen int64, salt string) []retiredPath {
 	var out []retiredPath
 	add := func(sp sensitivePath, since int64) {
-		if containsPath(paths, sp, salt) {
-			return
+		if !containsPath(paths, sp, salt) {
+			out = addRetired(out, sp, since, salt)
 		}
-		for i, r := range out {
-			if samePath(r.Path, sp, salt) {
-				if out[i].Since == 0 || (since != 0 && since < out[i].Since) {
-					out[i].Since = since
-				}
-				return
-			}
-		}
-		out = append(out, retiredPath{Path: sp, Since: since})
 	}
 	for _, r := range p.RetiredPaths {
-		since := r.Since
-		if since == 0 {
-			since = gen
-		}
-		add(r.Path, since)
+		add(r.Path, sinceOr(r.Since, gen))
 	}
 	for _, sp := range p.SensitivePaths {
 		add(sp, gen)
@@ -324,21 +311,77 @@ func (p privateState) afterWrite(paths []sensitivePath, gen int64, salt string) 
 	return out
 }
 
-// settled returns p without the retired paths DP's record no longer holds:
-// DP applied generation applied (appliedGeneration), which is at or after
-// the first write without them.
+// takenOverAfterWrite returns the taken-over settings paths after a write
+// of generation gen (0: the write may not have landed) that took over
+// taken, the settings paths another manager owned before it.
+func (p privateState) takenOverAfterWrite(taken [][]string, gen int64, salt string) []retiredPath {
+	var out []retiredPath
+	for _, r := range p.TakenOverPaths {
+		out = addRetired(out, r.Path, sinceOr(r.Since, gen), salt)
+	}
+	for _, t := range taken {
+		out = addRetired(out, sensitivePath(t), gen, salt)
+	}
+	return out
+}
+
+// addRetired adds sp, kept since generation since, to list: a path listed
+// already keeps the earlier known generation.
+func addRetired(list []retiredPath, sp sensitivePath, since int64, salt string) []retiredPath {
+	for i, r := range list {
+		if samePath(r.Path, sp, salt) {
+			if r.Since == 0 || (since != 0 && since < r.Since) {
+				list[i].Since = since
+			}
+			return list
+		}
+	}
+	return append(list, retiredPath{Path: sp, Since: since})
+}
+
+// sinceOr is since, or gen while since is unknown (0).
+func sinceOr(since, gen int64) int64 {
+	if since == 0 {
+		return gen
+	}
+	return since
+}
+
+// recordPaths lists every path kept out of last_applied_settings (DP's
+// record) beside the foreign ones: the tracked and the taken-over paths.
+func (p privateState) recordPaths() []sensitivePath {
+	out := p.tracked()
+	if len(p.TakenOverPaths) == 0 {
+		return out
+	}
+	out = append([]sensitivePath(nil), out...)
+	for _, r := range p.TakenOverPaths {
+		out = append(out, r.Path)
+	}
+	return out
+}
+
+// settled returns p without the retired and taken-over paths DP's record
+// no longer holds: DP applied generation applied (appliedGeneration),
+// which is at or after the first write without them (or that took them
+// over).
 func (p privateState) settled(applied int64) privateState {
-	if len(p.RetiredPaths) == 0 || applied == 0 {
+	if applied == 0 {
 		return p
 	}
+	p.RetiredPaths = settledPaths(p.RetiredPaths, applied)
+	p.TakenOverPaths = settledPaths(p.TakenOverPaths, applied)
+	return p
+}
+
+func settledPaths(list []retiredPath, applied int64) []retiredPath {
 	var keep []retiredPath
-	for _, r := range p.RetiredPaths {
+	for _, r := range list {
 		if r.Since == 0 || applied < r.Since {
 			keep = append(keep, r)
 		}
 	}
-	p.RetiredPaths = keep
-	return p
+	return keep
 }
 
 // samePath reports whether two recorded paths name the same key path: a

@@ -17,6 +17,7 @@ const (
 	keyImported        = "imported"
 	keyResourceVersion = "resource_version"
 	keyRetiredPaths    = "retired_sensitive_paths"
+	keyTakenOverPaths  = "taken_over_settings_paths"
 )
 
 // privateState is the resource's private state: what the provider keeps
@@ -37,6 +38,13 @@ type privateState struct {
 	// they stay out of the state and of DP's texts like SensitivePaths until
 	// DP has applied a generation without them (retiredPath).
 	RetiredPaths []retiredPath
+	// TakenOverPaths are the settings paths another manager owned before a
+	// write that took them over (or may have): DP's record of an earlier
+	// generation may hold that manager's values there, so they stay out of
+	// last_applied_settings until DP has applied the write's generation
+	// (retiredPath's Since). Unlike RetiredPaths they stay in settings, which
+	// hold the configuration's values.
+	TakenOverPaths []retiredPath
 	// ApplyPending is set while DP has not applied the generation the last
 	// write sent (its wait failed or timed out, or the write's reply was
 	// lost): the next plan shows an update that applies and waits again.
@@ -97,6 +105,9 @@ func decodePrivate(get func(string) []byte) privateState {
 	if b := get(keyRetiredPaths); len(b) > 0 {
 		_ = json.Unmarshal(b, &p.RetiredPaths)
 	}
+	if b := get(keyTakenOverPaths); len(b) > 0 {
+		_ = json.Unmarshal(b, &p.TakenOverPaths)
+	}
 	var flag bool
 	p.ApplyPending = len(get(keyApplyPending)) > 0 && json.Unmarshal(get(keyApplyPending), &flag) == nil && flag
 	p.Imported = len(get(keyImported)) > 0 && json.Unmarshal(get(keyImported), &flag) == nil && flag
@@ -118,6 +129,7 @@ func (p privateState) write(ctx context.Context, to privateSetter) diag.Diagnost
 func (p privateState) encode() map[string][]byte {
 	out := map[string][]byte{
 		keySensitivePaths: nil, keyApplyPending: nil, keyUID: nil, keyImported: nil, keyResourceVersion: nil, keyRetiredPaths: nil,
+		keyTakenOverPaths: nil,
 	}
 	if p.Recorded {
 		paths := make([][]string, 0, len(p.SensitivePaths))
@@ -128,6 +140,9 @@ func (p privateState) encode() map[string][]byte {
 	}
 	if len(p.RetiredPaths) > 0 {
 		out[keyRetiredPaths], _ = json.Marshal(p.RetiredPaths)
+	}
+	if len(p.TakenOverPaths) > 0 {
+		out[keyTakenOverPaths], _ = json.Marshal(p.TakenOverPaths)
 	}
 	if p.ApplyPending {
 		out[keyApplyPending] = []byte(`true`)

@@ -71,8 +71,9 @@ type refreshOutcome struct {
 	rv      string // its resourceVersion
 	// retired are the retired sensitive paths DP's record may still hold
 	// (privateState.settled), when settle is set.
-	retired []retiredPath
-	settle  bool
+	retired   []retiredPath
+	takenOver []retiredPath
+	settle    bool
 }
 
 // private is the private state after the refresh.
@@ -87,7 +88,7 @@ func (o refreshOutcome) private(priv privateState) privateState {
 		priv.ResourceVersion = o.rv
 	}
 	if o.settle {
-		priv.RetiredPaths = o.retired
+		priv.RetiredPaths, priv.TakenOverPaths = o.retired, o.takenOver
 	}
 	return priv
 }
@@ -128,7 +129,7 @@ func (r *Resource) refreshFrom(ctx context.Context, state *applicationModel, pri
 		out.applied = dpclient.VerdictOf(obj, state.waitFor()).Done
 	}
 	priv = priv.settled(appliedGeneration(obj))
-	out.retired, out.settle = priv.RetiredPaths, true
+	out.retired, out.takenOver, out.settle = priv.RetiredPaths, priv.TakenOverPaths, true
 	// DP's texts: without any value the state does not hold (redact.go);
 	// fromObject adds the values of spec.settings it leaves out.
 	settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
@@ -137,14 +138,14 @@ func (r *Resource) refreshFrom(ctx context.Context, state *applicationModel, pri
 		// Any value of spec.settings may be a secret: every one is kept out
 		// of DP's texts, and none goes to the state unless import_settings
 		// = "read" says the settings hold none.
-		readDiags, _ := r.fromObjectRead(ctx, state, obj, nil, r.fieldManager(state), secrets.Redact, true)
+		readDiags, _ := r.fromObjectRead(ctx, state, obj, nil, nil, r.fieldManager(state), secrets.Redact, true)
 		diags.Append(readDiags...)
 		if !r.readsImportedSettings() {
 			withoutSecrets(state)
 		}
 		return out, diags
 	}
-	readDiags, takenOver := r.fromObjectRead(ctx, state, obj, priv.tracked(), r.fieldManager(state), secrets.Redact, false)
+	readDiags, takenOver := r.fromObjectRead(ctx, state, obj, priv.tracked(), priv.recordPaths(), r.fieldManager(state), secrets.Redact, false)
 	diags.Append(readDiags...)
 	if takenOver {
 		// The warning depends on what the state holds: the refresh shortcut,
@@ -156,14 +157,15 @@ func (r *Resource) refreshFrom(ctx context.Context, state *applicationModel, pri
 
 // fromObject refreshes m from the Application in the cluster.
 func (r *Resource) fromObject(ctx context.Context, m *applicationModel, obj *unstructured.Unstructured, manager string, redact func(string) string) diag.Diagnostics {
-	diags, _ := r.fromObjectRead(ctx, m, obj, nil, manager, redact, false)
+	diags, _ := r.fromObjectRead(ctx, m, obj, nil, nil, manager, redact, false)
 	return diags
 }
 
 // fromObjectRead is fromObject reading the spec whole when whole is set (an
-// import before its first apply); takenOver reports that the warning names
+// import before its first apply), without the values at sensitivePaths, and
+// DP's record without those at recordPaths too; takenOver reports that the warning names
 // a field this configuration sets that another manager took over.
-func (r *Resource) fromObjectRead(_ context.Context, m *applicationModel, obj *unstructured.Unstructured, sensitivePaths []sensitivePath, manager string, redact func(string) string, whole bool) (diags diag.Diagnostics, takenOver bool) {
+func (r *Resource) fromObjectRead(_ context.Context, m *applicationModel, obj *unstructured.Unstructured, sensitivePaths, recordPaths []sensitivePath, manager string, redact func(string) string, whole bool) (diags diag.Diagnostics, takenOver bool) {
 	m.ID = types.StringValue(obj.GetNamespace() + "/" + obj.GetName())
 	m.Name = types.StringValue(obj.GetName())
 	m.Namespace = types.StringValue(obj.GetNamespace())
@@ -197,7 +199,7 @@ func (r *Resource) fromObjectRead(_ context.Context, m *applicationModel, obj *u
 
 	// DP's texts: without any value the state does not hold as settings.
 	m.Status = appstatus.Read(obj, redactNotHeld(obj, settings, redact)).ResourceValue()
-	m.LastAppliedSettings = lastAppliedValue(obj, appendForeignPaths(sensitivePaths, foreignPaths))
+	m.LastAppliedSettings = lastAppliedValue(obj, appendForeignPaths(recordPaths, foreignPaths))
 	if m.EffectiveSettings.IsNull() || m.EffectiveSettings.IsUnknown() {
 		// Not computed by an apply: DP's record is the value once it is of
 		// the current generation (appstatus.EffectiveSettings).

@@ -127,8 +127,11 @@ type writeRequest struct {
 	declared    declaredFunc // the settings schema's properties, when the apply ran the checks
 	body        map[string]any
 	removeFirst []dpclient.RemovedField // removed before the apply (emptiedFields)
-	opts        dpclient.ApplyOptions
-	who         string
+	// takenOver are the settings paths another manager owned before the
+	// write (privateState.TakenOverPaths).
+	takenOver [][]string
+	opts      dpclient.ApplyOptions
+	who       string
 }
 
 // prepareWrite decodes the values of a write and runs the checks an apply
@@ -229,6 +232,7 @@ func (r *Resource) keepOthersFields(ctx context.Context, wr *writeRequest) {
 		spec["settings"] = engine.Merge(map[string]any{}, spec["settings"]) // a copy: wr.settings stays the configuration's
 	}
 	keepContainers(wr.body, obj, manager)
+	wr.takenOver = leafPaths(foreignSettings(obj, manager))
 	wr.removeFirst = emptiedFields(wr.body, obj, manager)
 }
 
@@ -305,6 +309,7 @@ func (r *Resource) update(ctx context.Context, plan, prior *applicationModel, se
 		// The secrets it took from sensitive_settings may be in the cluster
 		// now: tracked until a write known to have landed settles them.
 		w.private.RetiredPaths = append(w.private.RetiredPaths, wr.mayHaveWritten()...)
+		w.private.TakenOverPaths = w.private.takenOverAfterWrite(wr.takenOver, 0, appSalt(plan.Namespace.ValueString(), plan.Name.ValueString()))
 		w.diags.Append(writeError(wr, "update", fmt.Sprintf("update of %s failed: %v. The request may have reached the API "+
 			"server, so the Application may hold the new settings: the next plan shows this update again, and the next "+
 			"apply writes it again and waits for DP", wr.who, cause))...)
@@ -414,6 +419,7 @@ func (r *Resource) written(_ context.Context, wr *writeRequest, obj *unstructure
 	w.private = privateState{
 		SensitivePaths:  paths,
 		RetiredPaths:    wr.private.afterWrite(paths, obj.GetGeneration(), appSalt(obj.GetNamespace(), obj.GetName())),
+		TakenOverPaths:  wr.private.takenOverAfterWrite(wr.takenOver, obj.GetGeneration(), appSalt(obj.GetNamespace(), obj.GetName())),
 		Recorded:        true,
 		ApplyPending:    waitErr != nil,
 		UID:             string(obj.GetUID()),
@@ -424,7 +430,7 @@ func (r *Resource) written(_ context.Context, wr *writeRequest, obj *unstructure
 		plan.Status = appstatus.Read(obj, wr.secrets.Redact).ResourceValue()
 	}
 	if plan.LastAppliedSettings.IsUnknown() {
-		plan.LastAppliedSettings = lastAppliedValue(obj, withForeignPaths(obj, wr.opts.FieldManager, w.private.tracked()))
+		plan.LastAppliedSettings = lastAppliedValue(obj, withForeignPaths(obj, wr.opts.FieldManager, w.private.recordPaths()))
 	}
 	if plan.EffectiveSettings.IsUnknown() {
 		// Not computed by the checks (they did not run): DP's record once
