@@ -277,6 +277,24 @@ var seqRegressions = []struct {
 		{Op: seqDP, Mode: "apply"},
 		{Op: seqApply, Config: seqConfig{Version: "v1.0.0", Settings: map[string]any{"replicas": int64(1)}}},
 	}},
+	// A secret an earlier configuration wrote under this field manager, then
+	// forgotten (state rm) and imported: the first apply after the import
+	// keeps DP's record of the earlier generation out of
+	// last_applied_settings.
+	{name: "ImportedAfterStateRm_EarlierSecretNotInLastAppliedSettings", steps: []seqStep{
+		{Op: seqApply, Config: seqConfig{Version: "v1.0.0", Sensitive: map[string]any{"extra": map[string]any{"b": "sec-1274nb22"}}, SensitiveVersion: "ver-4017jk3k"}},
+		{Op: seqForget},
+		{Op: seqImport, Mode: "omit"},
+		{Op: seqDP, Mode: "lag"},
+		{Op: seqApply, Config: seqConfig{Version: "v1.1.0", Replicas: 2, NoWait: true}},
+	}},
+	// DP's webhook refuses the removal of the keys an emptied map held,
+	// quoting the settings: the refusal carries no secret.
+	{name: "RefusedRemovalBeforeTheApply_QuotesNoSecret", steps: []seqStep{
+		{Op: seqApply, Config: seqConfig{Version: "v1.1.0", Settings: map[string]any{"auth": map[string]any{"token": "cfg-c8f13i3a"}, "extra": map[string]any{"a": "cfg-e1wz952k"}}, Sensitive: map[string]any{"domain": "sec-hoxoxlap"}, SensitiveVersion: "ver-6wl4n1l2"}},
+		{Op: seqWebhook, Mode: "refuse"},
+		{Op: seqApply, Config: seqConfig{Version: "v1.1.0", Settings: map[string]any{"auth": map[string]any{"token": "cfg-c8f13i3a"}, "extra": map[string]any{}}, SensitiveVersion: "ver-40y2q0g3"}},
+	}},
 	{name: "ForeignKeyTakenOver_EarlierRecordNotInLastAppliedSettings", defect: 9, steps: []seqStep{
 		{Op: seqForce},
 		{Op: seqApply, Config: seqConfig{Version: "v1.0.0", Settings: map[string]any{"replicas": int64(1)}}},

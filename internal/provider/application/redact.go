@@ -85,7 +85,7 @@ func redactorOf(obj *unstructured.Unstructured, priv privateState, held any, bas
 	if priv.Imported {
 		held = nil
 	}
-	return dpRedactor(obj, held, priv.tracked(), base)
+	return dpRedactor(obj, held, priv.recordPaths(), base)
 }
 
 // heldSettingsOf is what a refresh of obj holds as settings when the state's

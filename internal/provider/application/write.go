@@ -233,6 +233,15 @@ func (r *Resource) keepOthersFields(ctx context.Context, wr *writeRequest) {
 	}
 	keepContainers(wr.body, obj, manager)
 	wr.takenOver = leafPaths(foreignSettings(obj, manager))
+	if wr.private.Imported {
+		// The first write after an import: any value of the settings or of
+		// DP's record may be a secret an earlier configuration wrote, under
+		// this field manager too. Every path stays out of
+		// last_applied_settings until DP's record is of this write.
+		record, _ := appstatus.LastApplied(obj)
+		settings, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
+		wr.takenOver = leafPaths(engine.Merge(record, settings))
+	}
 	wr.removeFirst = emptiedFields(wr.body, obj, manager)
 }
 
@@ -288,6 +297,7 @@ func (r *Resource) update(ctx context.Context, plan, prior *applicationModel, se
 	defer func() { w.diags = wr.secrets.Diagnostics(w.diags) }()
 	if len(wr.removeFirst) > 0 {
 		if err := wr.cl.RemoveFields(ctx, plan.Namespace.ValueString(), plan.Name.ValueString(), wr.opts.FieldManager, wr.removeFirst); err != nil {
+			wr.learnRefused(ctx, err)
 			w.diags.Append(writeError(wr, "update", fmt.Sprintf("removing the fields the configuration no longer sets "+
 				"before the apply: %v. Nothing else was written; run the apply again", err))...)
 			return w
