@@ -295,6 +295,13 @@ var seqRegressions = []struct {
 		{Op: seqWebhook, Mode: "refuse"},
 		{Op: seqApply, Config: seqConfig{Version: "v1.1.0", Settings: map[string]any{"auth": map[string]any{"token": "cfg-c8f13i3a"}, "extra": map[string]any{}}, SensitiveVersion: "ver-40y2q0g3"}},
 	}},
+	// A create whose wait timed out left no state; the next create adopts
+	// it with empty settings, written as none instead of as null.
+	{name: "CreateAdoptsItsTimedOutCreate_EmptySettingsNotNull", steps: []seqStep{
+		{Op: seqDP, Mode: "lag"},
+		{Op: seqApply, Config: seqConfig{Version: "v1.1.0", Settings: map[string]any{"auth": map[string]any{"user": "cfg-57s1kx00"}}}},
+		{Op: seqApply, Config: seqConfig{Version: "v1.1.0", Sensitive: map[string]any{}, SensitiveVersion: "ver-0cdqcpbg"}},
+	}},
 	{name: "ForeignKeyTakenOver_EarlierRecordNotInLastAppliedSettings", defect: 9, steps: []seqStep{
 		{Op: seqForce},
 		{Op: seqApply, Config: seqConfig{Version: "v1.0.0", Settings: map[string]any{"replicas": int64(1)}}},

@@ -205,6 +205,12 @@ func (r *Resource) prepareWrite(ctx context.Context, plan, prior *applicationMod
 	if diags.Append(wr.secrets.Diagnostics(checkGrantDefaultsAtWrite(ctx, cl, plan, prior, merged))...); diags.HasError() {
 		return nil, diags
 	}
+	if prior == nil && isEmptyDoc(merged) {
+		// A create writes no empty settings: one that adopts its own earlier
+		// create (its reply lost, or its wait timed out) would empty the keys
+		// that create wrote, which the API server refuses as null.
+		merged = nil
+	}
 	wr.body = applyConfiguration(plan, merged)
 	if prior != nil {
 		r.keepOthersFields(ctx, wr)
