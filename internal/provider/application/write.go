@@ -205,13 +205,7 @@ func (r *Resource) prepareWrite(ctx context.Context, plan, prior *applicationMod
 	if diags.Append(wr.secrets.Diagnostics(checkGrantDefaultsAtWrite(ctx, cl, plan, prior, merged))...); diags.HasError() {
 		return nil, diags
 	}
-	if prior == nil && isEmptyDoc(merged) {
-		// A create writes no empty settings: one that adopts its own earlier
-		// create (its reply lost, or its wait timed out) would empty the keys
-		// that create wrote, which the API server refuses as null.
-		merged = nil
-	}
-	wr.body = applyConfiguration(plan, merged)
+	wr.body = applyConfiguration(plan, writtenSettings(prior == nil, merged))
 	if prior != nil {
 		r.keepOthersFields(ctx, wr)
 	}
@@ -224,6 +218,17 @@ func (r *Resource) prepareWrite(ctx context.Context, plan, prior *applicationMod
 	takeOver := prior != nil && priv.Imported
 	wr.opts = dpclient.ApplyOptions{FieldManager: r.fieldManager(plan), Force: r.forceConflicts(plan) || takeOver, Create: prior == nil}
 	return wr, diags
+}
+
+// writtenSettings is the settings a write sends: a create sends no empty
+// document, since one that adopts its own earlier create (its reply lost, or
+// its wait timed out) would empty the keys that create wrote, which the API
+// server refuses as null.
+func writtenSettings(create bool, merged any) any {
+	if create && isEmptyDoc(merged) {
+		return nil
+	}
+	return merged
 }
 
 // keepOthersFields makes the body of an update keep what another manager
