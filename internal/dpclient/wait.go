@@ -142,6 +142,7 @@ func StatusSummary(obj *unstructured.Unstructured) string {
 	state, _, _ := unstructured.NestedString(obj.Object, "status", "summary", "state")
 	msg, _, _ := unstructured.NestedString(obj.Object, "status", "summary", "message")
 	tip, _, _ := unstructured.NestedString(obj.Object, "status", "summary", "tip")
+	msg, tip = Text(obj, SummaryGeneration(obj), msg), Text(obj, SummaryGeneration(obj), tip)
 	if state != "" || msg != "" {
 		s := "state " + orDash(state)
 		if msg != "" {
@@ -160,12 +161,54 @@ func StatusSummary(obj *unstructured.Unstructured) string {
 			s += " " + c.Reason
 		}
 		if c.Message != "" {
-			s += ": " + c.Message
+			s += ": " + Text(obj, c.ObservedGeneration, c.Message)
 		}
 		parts = append(parts, s)
 	}
 	parts = append(parts, fmt.Sprintf("generation %d", obj.GetGeneration()))
 	return strings.Join(parts, "; ")
+}
+
+// AppliedGeneration is the generation DP's record of the settings it
+// applied (status.lastAppliedConfiguration) is of: the observedGeneration of
+// ConfigurationApplied when it is True; 0 when DP has recorded no
+// successful apply.
+func AppliedGeneration(obj *unstructured.Unstructured) int64 {
+	if obj == nil {
+		return 0
+	}
+	c := meta.FindStatusCondition(Conditions(obj), ConditionConfigurationApplied)
+	if c == nil || c.Status != metav1.ConditionTrue {
+		return 0
+	}
+	if v, ok, _ := unstructured.NestedFieldNoCopy(obj.Object, "status", "lastAppliedConfiguration"); !ok || v == nil {
+		return 0
+	}
+	return c.ObservedGeneration
+}
+
+// SummaryGeneration is the generation status.summary is about, which DP
+// writes with ConfigurationApplied: that condition's observedGeneration.
+func SummaryGeneration(obj *unstructured.Unstructured) int64 {
+	if c := meta.FindStatusCondition(Conditions(obj), ConditionConfigurationApplied); c != nil {
+		return c.ObservedGeneration
+	}
+	return 0
+}
+
+// Text is DP's text about generation gen of obj (a condition's message,
+// status.summary's message or tip), or a notice in its place when later
+// writes replaced that generation before DP applied it: gen is neither obj's
+// generation nor that of DP's record (AppliedGeneration). Such a text may
+// quote a value that neither spec.settings nor DP's record holds any more
+// (a secret rotated or removed since, another writer's value changed
+// since), which no redactor can recognise. A text with no generation (0) is
+// kept.
+func Text(obj *unstructured.Unstructured, gen int64, text string) string {
+	if text == "" || gen == 0 || gen == obj.GetGeneration() || gen == AppliedGeneration(obj) {
+		return text
+	}
+	return fmt.Sprintf("(withheld: DP wrote it about generation %d, which a later write replaced before DP applied it)", gen)
 }
 
 func orDash(s string) string {

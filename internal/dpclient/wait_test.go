@@ -66,6 +66,42 @@ func TestStatusSummary_NamesTheSummaryAndEveryCondition(t *testing.T) {
 	}
 }
 
+// DP's text about a generation later writes replaced before DP applied it
+// may quote a value no longer in the Application (a secret rotated since):
+// it is withheld. Texts about the current generation, about the generation
+// DP's record is of, or about no generation are kept.
+func TestText_WithheldAboutAGenerationReplacedBeforeDPAppliedIt(t *testing.T) {
+	rejected := func(gen int64) map[string]any { return cond(ConditionConfigurationApplied, "False", "SettingsInvalid", gen) }
+	recorded := func(obj *unstructured.Unstructured) *unstructured.Unstructured {
+		obj.Object["status"].(map[string]any)["lastAppliedConfiguration"] = map[string]any{"replicas": int64(1)}
+		return obj
+	}
+	tests := []struct {
+		name     string
+		obj      *unstructured.Unstructured
+		gen      int64
+		withheld bool
+	}{
+		{"about the current generation", app(3, rejected(3)), 3, false},
+		{"about a rejected generation a write replaced", app(4, rejected(3)), 3, true},
+		{"about the generation DP's record is of", recorded(app(4, cond(ConditionConfigurationApplied, "True", "ConfigurationApplied", 3))), 3, false},
+		{"about an older generation than DP's record", recorded(app(4, cond(ConditionConfigurationApplied, "True", "ConfigurationApplied", 3))), 2, true},
+		{"about no generation", app(4, rejected(3)), 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Text(tt.obj, tt.gen, "value s3cr3t-old is refused")
+			if withheld := !strings.Contains(got, "s3cr3t-old"); withheld != tt.withheld {
+				t.Fatalf("Text = %q, want withheld %v", got, tt.withheld)
+			}
+			summary := StatusSummary(tt.obj)
+			if tt.gen == 3 && strings.Contains(summary, "installing") == tt.withheld {
+				t.Fatalf("StatusSummary = %q, want the summary's message withheld %v", summary, tt.withheld)
+			}
+		})
+	}
+}
+
 func TestBackoff_GrowsToTheCapWithJitterAndResets(t *testing.T) {
 	b := Backoff{Initial: 100 * time.Millisecond, Max: time.Second}
 	for i := range 20 {

@@ -302,6 +302,19 @@ var seqRegressions = []struct {
 		{Op: seqApply, Config: seqConfig{Version: "v1.1.0", Settings: map[string]any{"auth": map[string]any{"user": "cfg-57s1kx00"}}}},
 		{Op: seqApply, Config: seqConfig{Version: "v1.1.0", Sensitive: map[string]any{}, SensitiveVersion: "ver-0cdqcpbg"}},
 	}},
+	// DP rejected a generation it had held back, quoting its secret; a
+	// write rotated the secret before DP applied anything newer. Neither spec.settings nor
+	// DP's record holds the rejected value any more: DP's text about that
+	// generation is withheld. (Found after a destroy that timed out, an
+	// import and a rotation.)
+	{name: "RejectedGenerationReplaced_ItsTextWithheld", steps: []seqStep{
+		{Op: seqApply, Config: seqConfig{Version: "v1.0.0", Sensitive: map[string]any{"domain": "sec-0a1b2c3d"}, SensitiveVersion: "ver-1"}},
+		{Op: seqDP, Mode: "lag"},
+		{Op: seqApply, Config: seqConfig{Version: "v1.0.0", Sensitive: map[string]any{"domain": "sec-62pae5z2"}, SensitiveVersion: "ver-2", NoWait: true}},
+		{Op: seqDP, Mode: "reject"},
+		{Op: seqApply, Config: seqConfig{Version: "v1.0.0", Sensitive: map[string]any{"domain": "sec-104mizjr"}, SensitiveVersion: "ver-3", NoWait: true}},
+		{Op: seqRefresh},
+	}},
 	{name: "ForeignKeyTakenOver_EarlierRecordNotInLastAppliedSettings", defect: 9, steps: []seqStep{
 		{Op: seqForce},
 		{Op: seqApply, Config: seqConfig{Version: "v1.0.0", Settings: map[string]any{"replicas": int64(1)}}},

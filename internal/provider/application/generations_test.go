@@ -125,6 +125,52 @@ func TestSecrets_WrittenValuesStayRedactedUntilDPAppliesAGenerationWithoutThem(t
 	}
 }
 
+// DP's text about a generation it rejected quotes that generation's
+// values. Once a write replaced it (the secret rotated with wait = false),
+// neither spec.settings nor DP's record holds the old value any more, so
+// no redactor can see it: the text is withheld from the state, the
+// diagnostics and the refresh until DP reports on a later generation.
+func TestSecrets_RejectedGenerationsTextIsWithheldOnceAWriteReplacedIt(t *testing.T) {
+	const oldValue, newValue = "old-user-secret-2718", "new-user-secret-3141"
+	h := newLaggingHarness(t)
+	cfg := demoConfig(map[string]any{"replicas": 2})
+	cfg.Wait = types.BoolValue(false)
+	cfg.SensitiveSettings = convert.ToDynamic(map[string]any{"auth": map[string]any{"user": oldValue}})
+	cfg.SensitiveSettingsVersion = types.StringValue("1")
+	created := h.planAndApply(nil, nil, cfg)
+	if created.apply == nil || hasError(created.apply.Diagnostics) {
+		t.Fatalf("create: %s", diagText(created.plan.Diagnostics))
+	}
+	gen1 := h.dp.app("app")["metadata"].(map[string]any)["generation"].(int64)
+	refused := "user " + oldValue + " is refused"
+	h.dp.SetStatus("demo", "app", map[string]any{
+		"summary": map[string]any{"state": "Failed", "message": refused},
+		"conditions": []any{map[string]any{"type": "ConfigurationApplied", "status": "False", "reason": "SettingsInvalid",
+			"message": refused, "observedGeneration": gen1, "lastTransitionTime": "2026-01-01T00:00:00Z"}},
+	})
+	created.state = h.read(created.state, created.private).NewState
+
+	next := cfg
+	next.SensitiveSettings = convert.ToDynamic(map[string]any{"auth": map[string]any{"user": newValue}})
+	next.SensitiveSettingsVersion = types.StringValue("2")
+	updated := h.planAndApply(created.state, created.private, next)
+	if updated.apply == nil || hasError(updated.apply.Diagnostics) {
+		t.Fatalf("update: %s", diagText(updated.plan.Diagnostics))
+	}
+	read := h.read(updated.state, updated.private)
+	for what, b := range map[string][]byte{"applied state": updated.state.MsgPack, "applied diagnostics": []byte(diagText(updated.apply.Diagnostics)),
+		"refreshed state": read.NewState.MsgPack, "refreshed diagnostics": []byte(diagText(read.Diagnostics))} {
+		for _, v := range []string{oldValue, newValue} {
+			if strings.Contains(string(b), v) {
+				t.Errorf("the %s holds %q", what, v)
+			}
+		}
+	}
+	if !strings.Contains(string(read.NewState.MsgPack), "withheld") {
+		t.Errorf("the refreshed status does not say DP's text is withheld")
+	}
+}
+
 // The private state's retired paths follow the writes: a path the last
 // write took is not retired; one it no longer takes is retired since the
 // write's generation (or since an earlier one it was retired at), and a

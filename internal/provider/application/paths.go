@@ -264,7 +264,7 @@ func isEmptyDoc(doc any) bool {
 // (it rejected it, or the wait timed out). Such a path is kept as retired,
 // with the generation of the first write without it, until DP's record is
 // of that generation or a later one: ConfigurationApplied True with that
-// observedGeneration (appliedGeneration). Only paths are kept, never
+// observedGeneration (dpclient.AppliedGeneration). Only paths are kept, never
 // values, hashes of values or lengths: a rotated value (the same path with
 // a new value) needs nothing more, since DP's record and spec.settings hold
 // the old value at the same path, where the redactor reads it.
@@ -362,7 +362,7 @@ func (p privateState) recordPaths() []sensitivePath {
 }
 
 // settled returns p without the retired and taken-over paths DP's record
-// no longer holds: DP applied generation applied (appliedGeneration),
+// no longer holds: DP applied generation applied (dpclient.AppliedGeneration),
 // which is at or after the first write without them (or that took them
 // over).
 func (p privateState) settled(applied int64) privateState {

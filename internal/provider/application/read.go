@@ -128,7 +128,7 @@ func (r *Resource) refreshFrom(ctx context.Context, state *applicationModel, pri
 	if priv.ApplyPending {
 		out.applied = dpclient.VerdictOf(obj, state.waitFor()).Done
 	}
-	priv = priv.settled(appliedGeneration(obj))
+	priv = priv.settled(dpclient.AppliedGeneration(obj))
 	out.retired, out.takenOver, out.settle = priv.RetiredPaths, priv.TakenOverPaths, true
 	// DP's texts: without any value the state does not hold (redact.go);
 	// fromObject adds the values of spec.settings it leaves out.

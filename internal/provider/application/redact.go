@@ -3,13 +3,9 @@ package application
 import (
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/diagnostics"
 )
 
@@ -35,6 +31,10 @@ import (
 //   - the keys on those paths that were recorded hashed;
 //   - before the first write after an import, every value of spec.settings
 //     (importedRedactor): the state holds none.
+//
+// DP's text about a generation later writes replaced before DP applied it
+// may quote values neither spec.settings nor DP's record holds any more; it
+// is withheld whole before any redactor sees it (dpclient.Text).
 //
 // DP's record is read at the paths of sensitive_settings only: it also
 // holds the defaults DP filled in, which the state holds as
@@ -95,23 +95,6 @@ func heldSettingsOf(obj *unstructured.Unstructured, manager string, priv private
 	spec, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "settings")
 	paths := withForeignPaths(obj, manager, priv.tracked())
 	return stripPaths(spec, resolvePaths(spec, paths, appSalt(obj.GetNamespace(), obj.GetName())), nil)
-}
-
-// appliedGeneration is the generation DP's record is of: the
-// observedGeneration of ConfigurationApplied when it is True; 0 when DP has
-// recorded no successful apply.
-func appliedGeneration(obj *unstructured.Unstructured) int64 {
-	if obj == nil {
-		return 0
-	}
-	c := meta.FindStatusCondition(dpclient.Conditions(obj), dpclient.ConditionConfigurationApplied)
-	if c == nil || c.Status != metav1.ConditionTrue {
-		return 0
-	}
-	if _, ok := appstatus.LastApplied(obj); !ok {
-		return 0
-	}
-	return c.ObservedGeneration
 }
 
 // notHeld is the part of the cluster's settings that held (the settings the

@@ -445,7 +445,7 @@ func (r *Resource) written(_ context.Context, wr *writeRequest, obj *unstructure
 		ApplyPending:    waitErr != nil,
 		UID:             string(obj.GetUID()),
 		ResourceVersion: obj.GetResourceVersion(),
-	}.settled(appliedGeneration(obj))
+	}.settled(dpclient.AppliedGeneration(obj))
 	plan.ID = types.StringValue(plan.Namespace.ValueString() + "/" + plan.Name.ValueString())
 	if plan.Status.IsUnknown() || waitErr != nil {
 		plan.Status = appstatus.Read(obj, wr.secrets.Redact).ResourceValue()

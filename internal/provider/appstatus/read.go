@@ -38,32 +38,33 @@ func Read(obj *unstructured.Unstructured, redact func(string) string) Status {
 	if redact == nil {
 		redact = func(s string) string { return s }
 	}
-	r := reader{redact: redact}
+	r := reader{obj: obj, redact: redact}
 	status, _, _ := unstructured.NestedMap(obj.Object, "status")
 	summary, _ := status["summary"].(map[string]any)
 	current, _ := status["currentVersion"].(map[string]any)
 	s := Status{
-		State:            r.text(summary, "state"),
-		Message:          r.text(summary, "message"),
-		Tip:              r.text(summary, "tip"),
-		InstalledVersion: r.text(current, "version"),
+		State:            r.text(summary, "state", 0),
+		Message:          r.text(summary, "message", dpclient.SummaryGeneration(obj)),
+		Tip:              r.text(summary, "tip", dpclient.SummaryGeneration(obj)),
+		InstalledVersion: r.text(current, "version", 0),
 	}
 	urls, _ := status["urls"].([]any)
 	for _, u := range urls {
 		if m, ok := u.(map[string]any); ok {
-			s.URLs = append(s.URLs, URL{URL: r.text(m, "url"), Description: r.text(m, "description")})
+			s.URLs = append(s.URLs, URL{URL: r.text(m, "url", 0), Description: r.text(m, "description", 0)})
 		}
 	}
 	conds, _ := status["conditions"].([]any)
 	for _, c := range conds {
 		m, ok := c.(map[string]any)
 		if typ, _ := m["type"].(string); ok && typ != "" {
+			gen := integer(m["observedGeneration"])
 			s.Conditions = append(s.Conditions, Condition{
 				Type:               typ,
 				Status:             str(m, "status"),
-				Reason:             r.text(m, "reason"),
-				Message:            r.text(m, "message"),
-				ObservedGeneration: integer(m["observedGeneration"]),
+				Reason:             r.text(m, "reason", 0),
+				Message:            r.text(m, "message", deref(gen)),
+				ObservedGeneration: gen,
 			})
 		}
 	}
@@ -115,13 +116,17 @@ func LastApplied(obj *unstructured.Unstructured) (any, bool) {
 	return v, true
 }
 
-type reader struct{ redact func(string) string }
+type reader struct {
+	obj    *unstructured.Unstructured
+	redact func(string) string
+}
 
-// text is the redacted string m[key], nil when absent or not a string.
-func (r reader) text(m map[string]any, key string) *string {
+// text is the redacted string m[key], DP's text about generation gen
+// (dpclient.Text), nil when absent or not a string.
+func (r reader) text(m map[string]any, key string, gen int64) *string {
 	v := str(m, key)
 	if v != nil {
-		red := r.redact(*v)
+		red := r.redact(dpclient.Text(r.obj, gen, *v))
 		v = &red
 	}
 	return v
@@ -134,6 +139,13 @@ func str(m map[string]any, key string) *string {
 		return nil
 	}
 	return &v
+}
+
+func deref(v *int64) int64 {
+	if v == nil {
+		return 0
+	}
+	return *v
 }
 
 // integer is a JSON integer as the decoders of unstructured objects give
