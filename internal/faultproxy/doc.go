@@ -25,7 +25,6 @@
 //	  token                  = %q
 //	  cluster_ca_certificate = %q
 //	}`, p.URL(), p.Token(), p.CAPEM())
-//	// or: p.WriteKubeconfig(path) and config_path = path
 //
 //	// The first server-side apply PATCH of Applications is answered 503.
 //	patch := p.Add(faultproxy.Rule{Verb: faultproxy.VerbPatch, Resource: "applications",
@@ -47,20 +46,18 @@
 //
 // # Rules and actions
 //
-// A Rule matches on method, verb (get, list, watch, create, update, patch,
-// delete, deletecollection, read from the path and the watch parameter as
-// kube-apiserver reads them), resource, namespace, object name, path prefix
-// or regular expression, and query parameters. Rules are tried in the order
-// they were added; the first enabled one with budget left acts, and its
-// budget (Times, 0 for none) goes down by one. Handle switches a rule on and
-// off at run time, rearms its budget, removes it and reads its hits.
+// A Rule matches on verb (get, list, watch, create, update, patch, delete,
+// deletecollection, read from the path and the watch parameter as
+// kube-apiserver reads them) and resource. Rules are tried in the order they
+// were added; the first enabled one with budget left acts, and its budget
+// (Times, 0 for none) goes down by one. Handle switches a rule off at run
+// time and reads its hits; ClearRules removes them all.
 //
 // Actions: Status (a Kubernetes Status body with the reason kube-apiserver
 // gives the code; WithRetryAfter adds the header and
 // details.retryAfterSeconds), ResetBefore (TCP RST, nothing forwarded),
 // ResetAfter (forwarded, the whole answer read so a write has landed, then
-// TCP RST: the reply is lost), Delay (held, then forwarded; WithDelay holds
-// before any action), CutWatch (the stream ends cleanly after WithEvents(n)
+// TCP RST: the reply is lost), Delay (held, then forwarded), CutWatch (the stream ends cleanly after WithEvents(n)
 // events, at once by default) and WatchError (an ERROR event with a Status
 // of the given code, then the end of the stream).
 //
@@ -78,10 +75,9 @@
 //     JSON. Protobuf watch streams are not cut at event boundaries. Every
 //     event is flushed to the client as it arrives.
 //   - An unreachable upstream (StopUpstream, or a kube-apiserver that is
-//     restarting and refuses connections) resets the client's connection by
-//     default: the nearest a proxy can come to the refused connection a
-//     client of the restarting server sees. Config.UnreachableStatus (502,
-//     503) imitates a load balancer in front of it instead. Requests in
+//     restarting and refuses connections) resets the client's connection:
+//     the nearest a proxy can come to the refused connection a client of
+//     the restarting server sees. Requests in
 //     flight when the upstream goes away end the same way, or, once their
 //     answer has begun, with a connection closed mid-body.
 //   - Counters count every request the proxy sees, also those a rule

@@ -6,7 +6,6 @@ import (
 	"crypto/subtle"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -37,24 +36,11 @@ type Upstream struct {
 	// BearerToken, when set, is sent as "Authorization: Bearer" on every
 	// forwarded request.
 	BearerToken string
-	// Insecure skips the verification of the server's certificate.
-	Insecure bool
 }
 
 // Config configures Start.
 type Config struct {
 	Upstream Upstream
-	// Token is the bearer token clients must send; other requests are
-	// answered 401 and never forwarded. Empty: a random one (see
-	// Proxy.Token).
-	Token string
-	// UnreachableStatus is the answer to a request the proxy cannot forward
-	// because the upstream is stopped (StopUpstream) or refuses connections
-	// (a restarting kube-apiserver). 0, the default, resets the client's
-	// connection instead, the nearest a proxy comes to the refused
-	// connection a client of the restarting server itself would see; 502 or
-	// 503 imitate a load balancer in front of it.
-	UnreachableStatus int
 	// Logf receives a line per request and per proxy error; nil: silent.
 	Logf func(format string, args ...any)
 }
@@ -143,14 +129,7 @@ func Start(cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("faultproxy: certificate: %w", err)
 	}
-	token := cfg.Token
-	if token == "" {
-		b := make([]byte, 16)
-		if _, err := rand.Read(b); err != nil {
-			return nil, err
-		}
-		token = hex.EncodeToString(b)
-	}
+	token := rand.Text()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -198,7 +177,7 @@ func Start(cfg Config) (*Proxy, error) {
 }
 
 func upstreamTLS(u Upstream) (*tls.Config, error) {
-	c := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: u.Insecure} // opt-in: a test helper
+	c := &tls.Config{MinVersion: tls.VersionTLS12}
 	if len(u.CAData) > 0 {
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(u.CAData) {
@@ -226,26 +205,6 @@ func (p *Proxy) CAPEM() []byte { return append([]byte(nil), p.caPEM...) }
 // Token is the bearer token clients must send.
 func (p *Proxy) Token() string { return p.token }
 
-// Client returns an HTTP client that trusts the proxy and sends its token.
-func (p *Proxy) Client() *http.Client {
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(p.caPEM)
-	return &http.Client{Transport: &bearer{token: p.token, next: &http.Transport{
-		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
-	}}}
-}
-
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
-}
-
 // Close stops the proxy: it stops listening, cuts every connection and
 // forwarded request, and waits (up to 10 s) for the requests in flight to
 // end.
@@ -271,7 +230,7 @@ func (p *Proxy) Close() error {
 // StopUpstream makes the upstream unreachable, as a stopped kube-apiserver
 // is: every request in flight to it is cut (a client already receiving an
 // answer, a watch, sees its connection closed mid-stream), and every request
-// that would be forwarded gets the Config.UnreachableStatus treatment until
+// that would be forwarded has its connection reset until
 // StartUpstream. Rules still act first: a Status rule answers as before.
 func (p *Proxy) StopUpstream() {
 	p.upMu.Lock()
@@ -293,13 +252,6 @@ func (p *Proxy) StartUpstream() {
 	}
 	p.upStopped = false
 	p.upCtx, p.upCancel = context.WithCancel(context.Background())
-}
-
-// UpstreamStopped reports whether StopUpstream is in force.
-func (p *Proxy) UpstreamStopped() bool {
-	p.upMu.Lock()
-	defer p.upMu.Unlock()
-	return p.upStopped
 }
 
 func (p *Proxy) upstream() (context.Context, bool) {
@@ -324,7 +276,7 @@ func (p *Proxy) Add(r Rule) *Handle {
 	if r.Name == "" {
 		r.Name = fmt.Sprintf("rule %d", p.added)
 	}
-	h := &Handle{p: p, rule: r, enabled: !r.Disabled, left: r.Times}
+	h := &Handle{p: p, rule: r, enabled: true, left: r.Times}
 	p.rules = append(p.rules, h)
 	return h
 }
@@ -333,9 +285,6 @@ func (p *Proxy) Add(r Rule) *Handle {
 func (p *Proxy) ClearRules() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, h := range p.rules {
-		h.removed = true
-	}
 	p.rules = nil
 }
 
@@ -370,7 +319,7 @@ func (p *Proxy) Requests() []Request {
 }
 
 // ResetCounts empties the counters and the request log and sets every rule's
-// Hits to 0. Budgets are left as they are (see Handle.Rearm).
+// Hits to 0. Budgets are left as they are.
 func (p *Proxy) ResetCounts() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -406,7 +355,7 @@ func (p *Proxy) record(r *http.Request, info RequestInfo, authorized bool) (logR
 	var rule *Handle
 	if authorized {
 		for _, h := range p.rules {
-			if h.take(r, info) {
+			if h.take(info) {
 				act, rule = h.rule.Action, h
 				break
 			}
@@ -457,7 +406,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Unlock()
 	defer p.inflight.Done()
 
-	info := Classify(r)
+	info := classify(r.Method, r.URL.Path, r.URL.Query().Get("watch"))
 	authorized := p.authorized(r)
 	ref, act, _ := p.record(r, info, authorized)
 	if !authorized {
@@ -478,7 +427,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	switch act.kind {
 	case kindStatus:
-		writeStatus(w, act.code, act.message, act.retryAfter)
+		writeStatus(w, act.code, "", act.retryAfter)
 		p.finish(ref, OutcomeAnswered, act.code)
 		return
 	case kindResetBefore:
@@ -489,7 +438,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	upCtx, stopped := p.upstream()
 	if stopped {
-		p.unreachable(w, ref, errUpstreamStopped)
+		p.unreachable(w, ref)
 		return
 	}
 	// The forwarded request ends when the client goes or the upstream stops.
@@ -525,7 +474,7 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		if resp.StatusCode == http.StatusOK {
 			var tail []byte
 			if st.act.kind == kindWatchError {
-				tail = errorEvent(st.act.code, st.act.message)
+				tail = errorEvent(st.act.code)
 			}
 			resp.Body = newWatchCutter(resp.Body, st.act.events, tail)
 		}
@@ -563,7 +512,7 @@ func (p *Proxy) errorHandler(w http.ResponseWriter, r *http.Request, err error) 
 	case st.clientCtx.Err() != nil:
 		p.clientGone(st.entry)
 	default: // refused, reset by the upstream, or cut by StopUpstream
-		p.unreachable(w, st.entry, err)
+		p.unreachable(w, st.entry)
 	}
 }
 
@@ -576,12 +525,10 @@ func (p *Proxy) clientGone(ref logRef) {
 	panic(http.ErrAbortHandler)
 }
 
-func (p *Proxy) unreachable(w http.ResponseWriter, ref logRef, err error) {
-	if code := p.cfg.UnreachableStatus; code != 0 {
-		p.finish(ref, OutcomeUnreachable, code)
-		writeStatus(w, code, "faultproxy: upstream unreachable: "+err.Error(), -1)
-		return
-	}
+// unreachable resets the client's connection, the nearest a proxy comes to
+// the refused connection a client of a stopped or restarting kube-apiserver
+// itself would see.
+func (p *Proxy) unreachable(w http.ResponseWriter, ref logRef) {
 	p.finish(ref, OutcomeUnreachable, 0)
 	reset(w)
 }
