@@ -48,7 +48,7 @@ const apiFloorFieldManager = "terraform-provider-deckhouse"
 // apiFloorTimeout bounds one floor phase.
 const apiFloorTimeout = 15 * time.Minute
 
-// Default client limits of the provider (qps and burst not set).
+// Default client limits of the provider.
 const (
 	providerDefaultQPS   = 100
 	providerDefaultBurst = 300
@@ -100,16 +100,10 @@ func (f *apiFloor) uid(ns, name string) string {
 	return f.uids[ns+"/"+name]
 }
 
-func newAPIFloor(cfg *rest.Config, parallelism, qps, burst int) (*apiFloor, error) {
+func newAPIFloor(cfg *rest.Config, parallelism int) (*apiFloor, error) {
 	c := rest.CopyConfig(cfg)
 	c.UserAgent = apiFloorUserAgent
 	c.QPS, c.Burst = providerDefaultQPS, providerDefaultBurst
-	if qps > 0 {
-		c.QPS = float32(qps)
-	}
-	if burst > 0 {
-		c.Burst = burst
-	}
 	dyn, err := dynamic.NewForConfig(c)
 	if err != nil {
 		return nil, err

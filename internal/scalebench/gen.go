@@ -94,7 +94,6 @@ func appSettings(i int) map[string]any {
 // providerOptions are the provider block arguments of the generated configuration.
 type providerOptions struct {
 	ConfigPath string
-	QPS, Burst int // 0: not set
 	// Host, Token and CA replace ConfigPath when Host is set.
 	Host, Token, CA string
 	RequestTimeout  time.Duration // 0: not set
@@ -114,12 +113,6 @@ func deckhouseConfig(apps []app, po providerOptions) string {
 	}
 	if po.RequestTimeout > 0 {
 		fmt.Fprintf(&b, "  request_timeout = %s\n", strconv.Quote(po.RequestTimeout.String()))
-	}
-	if po.QPS > 0 {
-		fmt.Fprintf(&b, "  qps         = %d\n", po.QPS)
-	}
-	if po.Burst > 0 {
-		fmt.Fprintf(&b, "  burst       = %d\n", po.Burst)
 	}
 	b.WriteString("}\n")
 	for _, a := range apps {

@@ -24,9 +24,6 @@ type options struct {
 	out         string
 	workDir     string
 	keep        bool
-	qps, burst  int
-	userAgent   string
-	poll        time.Duration
 	extraEnv    []string
 	// heldReads adds a plan with every read held after each apply;
 	// requestTimeout is the provider's request_timeout (0: its default).
@@ -75,10 +72,6 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "also write the table to this file")
 	flag.StringVar(&o.workDir, "workdir", "", "working folder (default: a temporary folder)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the working folder (configurations, tofu logs, audit log)")
-	flag.IntVar(&o.qps, "qps", 0, "provider qps argument (0: provider default)")
-	flag.IntVar(&o.burst, "burst", 0, "provider burst argument (0: provider default)")
-	flag.StringVar(&o.userAgent, "provider-user-agent", providerBinaryName, "user agent prefix of the provider's API requests")
-	flag.DurationVar(&o.poll, "rss-poll", 20*time.Millisecond, "interval of /proc polling for the provider's RSS")
 	flag.BoolVar(&o.heldReads, "held-reads", false, "after each apply, plan again through a fault proxy that holds every read (an API server that answers nothing)")
 	flag.DurationVar(&o.requestTimeout, "request-timeout", 0, "provider request_timeout (0: the provider's default)")
 	flag.BoolVar(&o.sweep, "shortcut-sweep", false, "measure the provider with every shortcut off, each alone and all on, instead of the floors (sweep.go)")
@@ -207,9 +200,6 @@ func formatReport(o options, cli string, results []*sizeResult, checks []check) 
 	var b strings.Builder
 	fmt.Fprintf(&b, "Scale benchmark with %s: P=%d package versions, %d namespaces, -parallelism=%d, plans best of %d; floors: the same configuration served by a provider that does no work (no-op), and terraform_data with the same settings.\n",
 		cli, o.p, o.ns, o.parallelism, o.repeat)
-	if o.qps > 0 || o.burst > 0 {
-		fmt.Fprintf(&b, "Provider qps=%d burst=%d (0: provider default).\n", o.qps, o.burst)
-	}
 	if len(o.extraEnv) > 0 {
 		fmt.Fprintf(&b, "Extra environment: %s.\n", strings.Join(o.extraEnv, " "))
 	}
@@ -275,7 +265,7 @@ func setup(ctx context.Context, o options, work string) (*bench, error) {
 	if err != nil {
 		return b, err
 	}
-	b.apiFloor, err = newAPIFloor(b.cluster.RESTConfig(), o.parallelism, o.qps, o.burst)
+	b.apiFloor, err = newAPIFloor(b.cluster.RESTConfig(), o.parallelism)
 	return b, err
 }
 
@@ -318,7 +308,7 @@ func (b *bench) measureSize(ctx context.Context, n int) *sizeResult {
 	r := &sizeResult{N: n, Deckhouse: map[string]*phaseResult{}, Noop: map[string]*phaseResult{}, Floor: map[string]*phaseResult{},
 		API: map[string]*phaseResult{}}
 
-	config := deckhouseConfig(apps, providerOptions{ConfigPath: b.cluster.KubeconfigPath(), QPS: b.o.qps, Burst: b.o.burst})
+	config := deckhouseConfig(apps, providerOptions{ConfigPath: b.cluster.KubeconfigPath()})
 	dk := &configRun{kind: "deckhouse", runner: b.tofu, exe: b.provider, provider: true, out: r.Deckhouse, config: config}
 	nf := &configRun{kind: "noop", runner: b.noopTofu, exe: b.noop, noInit: true, out: r.Noop, config: config}
 	fl := &configRun{kind: "floor", runner: b.tofu, out: r.Floor, config: floorConfig(apps)}
@@ -456,7 +446,7 @@ func (b *bench) measurePhase(ctx context.Context, c *configRun, sp phaseSpec) *p
 	logPath := c.log
 	var w *rssWatcher
 	if c.exe != "" {
-		w = newRSSWatcher(c.exe, b.o.poll)
+		w = newRSSWatcher(c.exe, rssPoll)
 		w.Start()
 	}
 	from := time.Now()
@@ -517,7 +507,7 @@ func (b *bench) countRequests(res *phaseResult, from, to time.Time) error {
 	// Give the audit backend a moment to write the last events.
 	time.Sleep(300 * time.Millisecond)
 	var e1, e2 error
-	res.Provider, e1 = countAuditFile(b.audit, auditFilter{From: from, To: to, UserAgentPrefix: b.o.userAgent})
-	res.Others, e2 = countAuditFile(b.audit, auditFilter{From: from, To: to, UserAgentPrefix: b.o.userAgent, Exclude: true})
+	res.Provider, e1 = countAuditFile(b.audit, auditFilter{From: from, To: to, UserAgentPrefix: providerBinaryName})
+	res.Others, e2 = countAuditFile(b.audit, auditFilter{From: from, To: to, UserAgentPrefix: providerBinaryName, Exclude: true})
 	return errors.Join(e1, e2)
 }

@@ -35,7 +35,7 @@ func (b *bench) measureStates(ctx context.Context, n, k int) *statesResult {
 	var runs []*configRun
 	for i, group := range splitApps(apps, k) {
 		c := &configRun{kind: fmt.Sprintf("state-%02d", i), runner: b.tofu, provider: true,
-			config: deckhouseConfig(group, providerOptions{ConfigPath: b.cluster.KubeconfigPath(), QPS: b.o.qps, Burst: b.o.burst})}
+			config: deckhouseConfig(group, providerOptions{ConfigPath: b.cluster.KubeconfigPath()})}
 		c.dir = filepath.Join(b.work, fmt.Sprintf("n%d", n), "states", c.kind)
 		c.log = filepath.Join(c.dir, "cli.log")
 		if c.failed = b.prepare(ctx, c); c.failed != "" {
@@ -61,7 +61,7 @@ func (b *bench) measureStates(ctx context.Context, n, k int) *statesResult {
 // measureParallel runs one phase in every state at once.
 func (b *bench) measureParallel(ctx context.Context, runs []*configRun, sp phaseSpec) *phaseResult {
 	res := &phaseResult{}
-	w := newRSSWatcher(b.provider, b.o.poll)
+	w := newRSSWatcher(b.provider, rssPoll)
 	w.Start()
 	from := time.Now()
 	errs := make([]error, len(runs))
