@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 )
 
 // shared is the control plane most tests use; nil when the binaries are absent.
@@ -300,7 +302,7 @@ func TestSeed_AvailableClusterResourceStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gc := CatalogFrom(acr)
+	gc := dpapi.Catalog(acr)
 	if gc.Default != "fast" || len(gc.Available) != 2 {
 		t.Fatalf("catalog = %+v", gc)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/yaml"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 )
 
@@ -148,7 +150,7 @@ func (cp *ControlPlane) SeedPackageVersion(ctx context.Context, s PackageVersion
 	if s.Repository == "" || s.Package == "" || s.Version == "" {
 		return errors.New("seed package version: repository, package and version are required")
 	}
-	name := PackageVersionName(s.Repository, s.Package, s.Version)
+	name := dpapi.PackageVersionName(s.Repository, s.Package, s.Version)
 	settings, values, err := s.published()
 	if err != nil {
 		return fmt.Errorf("seed %s: %w", name, err)
@@ -356,7 +358,7 @@ func (cp *ControlPlane) SeedAvailableClusterResource(ctx context.Context, namesp
 		return err
 	}
 	names := append([]string(nil), available...)
-	if def != "" && !contains(names, def) {
+	if def != "" && !slices.Contains(names, def) {
 		names = append(names, def)
 	}
 	items := make([]any, 0, len(names))
@@ -397,13 +399,4 @@ func (cp *ControlPlane) SeedAvailableClusterResource(ctx context.Context, namesp
 		return fmt.Errorf("update AvailableClusterResource %s/%s status: %w", namespace, name, err)
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
