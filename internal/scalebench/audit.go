@@ -17,15 +17,11 @@ type auditEvent struct {
 	Stage     string `json:"stage"`
 	Verb      string `json:"verb"`
 	UserAgent string `json:"userAgent"`
-	User      struct {
-		Username string `json:"username"`
-	} `json:"user"`
 	ObjectRef *struct {
 		Resource    string `json:"resource"`
 		Subresource string `json:"subresource"`
 		Namespace   string `json:"namespace"`
 		Name        string `json:"name"`
-		APIGroup    string `json:"apiGroup"`
 	} `json:"objectRef"`
 	RequestURI string `json:"requestURI"`
 	Received   string `json:"requestReceivedTimestamp"`
@@ -38,10 +34,7 @@ type auditEvent struct {
 // or the request path for non-resource requests (discovery, OpenAPI).
 func (e *auditEvent) resource() string {
 	if e.ObjectRef == nil || e.ObjectRef.Resource == "" {
-		u := e.RequestURI
-		if i := strings.IndexByte(u, '?'); i >= 0 {
-			u = u[:i]
-		}
+		u, _, _ := strings.Cut(e.RequestURI, "?")
 		return u
 	}
 	if e.ObjectRef.Subresource != "" {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/localdp"
 )
 
 type options struct {
@@ -229,7 +231,7 @@ type bench struct {
 	cliName  string      // the CLI's name and version
 	tofu     *tofuRunner // runs the CLI with the provider
 	noopTofu *tofuRunner // runs the CLI with the no-op provider
-	cluster  benchCluster
+	cluster  *localdp.ControlPlane
 	audit    string
 	apiFloor *apiFloor // the API-work floor of apply and destroy
 }
@@ -255,13 +257,8 @@ func setup(ctx context.Context, o options, work string) (*bench, error) {
 	}
 
 	logf("starting the local control plane (audit log %s)", b.audit)
-	lay := layout{P: o.p, NS: o.ns}
-	b.cluster, err = startCluster(ctx, clusterOptions{
-		Dir:        filepath.Join(work, "cluster"),
-		AuditLog:   b.audit,
-		PackageDir: filepath.Join(root, "internal", "scalebench", "testdata", "package"),
-		Layout:     lay,
-	})
+	b.cluster, err = startCluster(ctx, filepath.Join(work, "cluster"), b.audit,
+		filepath.Join(root, "internal", "scalebench", "testdata", "package"), layout{P: o.p, NS: o.ns})
 	if err != nil {
 		return b, err
 	}
@@ -345,7 +342,7 @@ func (b *bench) measureSize(ctx context.Context, n int) *sizeResult {
 		}
 	}
 	if ctx.Err() == nil {
-		left, err := b.cluster.CountApplications(ctx)
+		left, err := countApplications(ctx, b.cluster)
 		r.Leftovers = left
 		if err != nil {
 			r.CheckErr = err.Error()
