@@ -1,7 +1,8 @@
 package engine
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -116,12 +117,7 @@ func hasType(node map[string]any, want string) bool {
 // sortedKeys returns the keys of m in lexical order, so every walk (and so
 // every list of problems before the final sort) is deterministic.
 func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(m))
 }
 
 func escapePointer(s string) string {

@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Enum switches (x-deckhouse-enum-switch-settings on a oneOf branch). The
 // branch discriminator is the property the branch constrains with an enum;
@@ -84,7 +87,7 @@ func (w *switchWalk) walk(s *schemaNode, n, o any, path Path) {
 
 func (w *switchWalk) branch(b *switchBranch, n, o map[string]any, path Path) {
 	from, ok := scalarString(o[b.key])
-	if !ok || !contains(b.enum, from) {
+	if !ok || !slices.Contains(b.enum, from) {
 		return
 	}
 	to, ok := scalarString(n[b.key])
@@ -92,7 +95,7 @@ func (w *switchWalk) branch(b *switchBranch, n, o map[string]any, path Path) {
 		return
 	}
 	for _, it := range b.items {
-		if contains(it.to, to) {
+		if slices.Contains(it.to, to) {
 			*w.out = append(*w.out, Switch{Path: path.Key(b.key), From: from, To: to, Impact: it.impact, Messages: copyMessages(it.messages)})
 		}
 	}
@@ -172,15 +175,6 @@ func parseSwitchItems(raw any) []switchItem {
 		out = append(out, it)
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 // switchProblem is the rejection of a destructive switch that was not

@@ -2,7 +2,8 @@ package main
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -155,13 +156,8 @@ func floorConfig(apps []app) string {
 func writeHCL(b *strings.Builder, v any, indent int) {
 	switch x := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
 		b.WriteString("{\n")
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			b.WriteString(strings.Repeat("  ", indent+1))
 			b.WriteString(k)
 			b.WriteString(" = ")

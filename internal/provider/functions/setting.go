@@ -3,7 +3,8 @@ package functions
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -195,10 +196,5 @@ func keysOf(m map[string]any) string {
 	if len(m) == 0 {
 		return "no keys"
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return strings.Join(keys, ", ")
+	return strings.Join(slices.Sorted(maps.Keys(m)), ", ")
 }
