@@ -15,7 +15,6 @@ import (
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
 var (
@@ -109,15 +108,8 @@ func (d *ApplicationsDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 }
 
 func (d *ApplicationsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.deferred(ctx, req, resp) {
-		return
-	}
 	var m applicationsDataModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	cl := providerdata.ClusterClient(ctx, d.data, &resp.Diagnostics)
+	cl := d.begin(ctx, req, resp, &m)
 	if cl == nil {
 		return
 	}

@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
 var (
@@ -102,15 +101,8 @@ func (d *PackageVersionsDataSource) Schema(_ context.Context, _ datasource.Schem
 }
 
 func (d *PackageVersionsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.deferred(ctx, req, resp) {
-		return
-	}
 	var m packageVersionsDataModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	cl := providerdata.ClusterClient(ctx, d.data, &resp.Diagnostics)
+	cl := d.begin(ctx, req, resp, &m)
 	if cl == nil {
 		return
 	}
