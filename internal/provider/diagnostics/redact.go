@@ -3,6 +3,7 @@ package diagnostics
 import (
 	"encoding/base64"
 	"encoding/json"
+	"maps"
 	"math"
 	"net/url"
 	"regexp"
@@ -89,17 +90,10 @@ func (r *Redactor) WithKeys(keys []string) *Redactor {
 		return r
 	}
 	set := map[string]bool{}
-	if r != nil {
-		for s := range r.all {
-			set[s] = true
-		}
-	}
 	for _, k := range keys {
 		addStringForms(set, k)
 	}
-	out := &Redactor{}
-	out.build(set)
-	return out
+	return r.with(set)
 }
 
 // WithValues returns a Redactor that also replaces the values of docs (nil
@@ -109,15 +103,13 @@ func (r *Redactor) WithValues(docs ...any) *Redactor {
 	if len(more.all) == 0 {
 		return r
 	}
-	if r == nil {
-		return more
-	}
-	set := make(map[string]bool, len(r.all)+len(more.all))
-	for s := range r.all {
-		set[s] = true
-	}
-	for s := range more.all {
-		set[s] = true
+	return r.with(more.all)
+}
+
+// with returns a Redactor of r's secrets and those of set (which it takes).
+func (r *Redactor) with(set map[string]bool) *Redactor {
+	if r != nil {
+		maps.Copy(set, r.all)
 	}
 	out := &Redactor{}
 	out.build(set)
