@@ -2,7 +2,6 @@ package localdp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -270,12 +269,8 @@ func (s PackageVersionSeed) published() (settings, values map[string]any, err er
 }
 
 func decodeObject(data []byte) (map[string]any, error) {
-	js, err := yaml.YAMLToJSON(data)
-	if err != nil {
-		return nil, err
-	}
 	var v any
-	if err := json.Unmarshal(js, &v); err != nil {
+	if err := yaml.Unmarshal(data, &v); err != nil {
 		return nil, err
 	}
 	m, ok := toJSONValue(v).(map[string]any)
@@ -318,10 +313,8 @@ func (cp *ControlPlane) ensurePackage(ctx context.Context, pkg, repo string) err
 			return err
 		}
 		repos, _, _ := unstructured.NestedStringSlice(cur.Object, "status", "availableRepositories")
-		for _, r := range repos {
-			if r == repo {
-				return nil
-			}
+		if slices.Contains(repos, repo) {
+			return nil
 		}
 		repos = append(repos, repo)
 		if err := unstructured.SetNestedStringSlice(cur.Object, repos, "status", "availableRepositories"); err != nil {
