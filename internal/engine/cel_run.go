@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/cel-go/common/types"
@@ -48,12 +49,9 @@ func (r *celRun) coversInvalid(path Path) bool {
 		return false
 	}
 	ps := path.String()
-	for _, s := range r.invalid {
-		if ps == "" || s == ps || strings.HasPrefix(s, ps+".") || strings.HasPrefix(s, ps+"[") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.invalid, func(s string) bool {
+		return ps == "" || s == ps || strings.HasPrefix(s, ps+".") || strings.HasPrefix(s, ps+"[")
+	})
 }
 
 // activation binds self and oldSelf without allocating a map per evaluation.
@@ -159,12 +157,7 @@ func (n *schemaNode) run(r *celRun, v any, old any, hasOld bool, path Path, dept
 
 // patternRules reports whether a patternProperties schema of n has rules.
 func (n *schemaNode) patternRules() bool {
-	for _, p := range n.patterns {
-		if p.node.ruled() {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(n.patterns, func(p patternNode) bool { return p.node.ruled() })
 }
 
 // ruleEntry returns the node whose rules apply to key k of an object value

@@ -106,12 +106,7 @@ func schemaTypes(node map[string]any) []string {
 }
 
 func hasType(node map[string]any, want string) bool {
-	for _, t := range schemaTypes(node) {
-		if t == want {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(schemaTypes(node), want)
 }
 
 // sortedKeys returns the keys of m in lexical order, so every walk (and so

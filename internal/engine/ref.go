@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -100,9 +101,7 @@ func (r *refResolver) node(n map[string]any, ptr string, depth int) (any, error)
 		if len(n) > 1 {
 			// Lay the sibling keywords over a copy of the target.
 			cp := make(map[string]any, len(out)+len(n))
-			for k, v := range out {
-				cp[k] = v
-			}
+			maps.Copy(cp, out)
 			keys := r.order.keys(out)
 			for _, k := range r.order.keys(n) {
 				if k == "$ref" {

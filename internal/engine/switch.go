@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -96,22 +97,10 @@ func (w *switchWalk) branch(b *switchBranch, n, o map[string]any, path Path) {
 	}
 	for _, it := range b.items {
 		if slices.Contains(it.to, to) {
-			*w.out = append(*w.out, Switch{Path: path.Key(b.key), From: from, To: to, Impact: it.impact, Messages: copyMessages(it.messages)})
+			// A copy of the messages: a caller that changes them does not change the compiled schema.
+			*w.out = append(*w.out, Switch{Path: path.Key(b.key), From: from, To: to, Impact: it.impact, Messages: maps.Clone(it.messages)})
 		}
 	}
-}
-
-// copyMessages copies a switch item's messages, so a caller that changes
-// Switch.Messages does not change the compiled schema.
-func copyMessages(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // branchDiscriminator returns the first property (in name order) the branch

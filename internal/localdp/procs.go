@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -99,12 +100,7 @@ func cmdlineHasAny(pid int, markers []string) bool {
 		return false
 	}
 	cmdline := string(data)
-	for _, m := range markers {
-		if m != "" && strings.Contains(cmdline, m) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(markers, func(m string) bool { return m != "" && strings.Contains(cmdline, m) })
 }
 
 // processArgs is the command line of pid, read from /proc.

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -104,26 +106,15 @@ func (c auditCounts) MaxGetsPerObject(resource string) (most, distinct int) {
 
 // Breakdown renders the counts as "verb resource=n" items, largest first.
 func (c auditCounts) Breakdown() string {
-	type kv struct {
-		k string
-		v int
-	}
-	var items []kv
-	for k, v := range c.ByVerbResource {
-		items = append(items, kv{k, v})
-	}
-	sort.Slice(items, func(i, j int) bool {
-		if items[i].v != items[j].v {
-			return items[i].v > items[j].v
-		}
-		return items[i].k < items[j].k
+	keys := slices.SortedFunc(maps.Keys(c.ByVerbResource), func(a, b string) int {
+		return cmp.Or(cmp.Compare(c.ByVerbResource[b], c.ByVerbResource[a]), cmp.Compare(a, b))
 	})
-	parts := make([]string, 0, len(items))
-	for _, it := range items {
-		parts = append(parts, fmt.Sprintf("%s=%d", it.k, it.v))
-	}
-	if len(parts) == 0 {
+	if len(keys) == 0 {
 		return "none"
+	}
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, c.ByVerbResource[k])
 	}
 	return strings.Join(parts, ", ")
 }

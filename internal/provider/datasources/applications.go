@@ -1,9 +1,10 @@
 package datasources
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -128,11 +129,8 @@ func (d *ApplicationsDataSource) Read(ctx context.Context, req datasource.ReadRe
 		resp.Diagnostics.AddError("Cannot list Applications", fmt.Sprintf("Listing the Applications of %s: %v", where, err))
 		return
 	}
-	sort.Slice(items, func(i, j int) bool {
-		if items[i].GetNamespace() != items[j].GetNamespace() {
-			return items[i].GetNamespace() < items[j].GetNamespace()
-		}
-		return items[i].GetName() < items[j].GetName()
+	slices.SortFunc(items, func(a, b *unstructured.Unstructured) int {
+		return cmp.Or(cmp.Compare(a.GetNamespace(), b.GetNamespace()), cmp.Compare(a.GetName(), b.GetName()))
 	})
 
 	id := ns

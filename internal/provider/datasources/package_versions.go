@@ -1,9 +1,10 @@
 package datasources
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -189,14 +190,8 @@ func compareVersions(a, b string) int {
 
 // sortPackageVersions sorts oldest first; equal versions by repository, then name.
 func sortPackageVersions(es []packageVersionEntry) {
-	sort.SliceStable(es, func(i, j int) bool {
-		if c := compareVersions(es[i].Version, es[j].Version); c != 0 {
-			return c < 0
-		}
-		if es[i].Repository != es[j].Repository {
-			return es[i].Repository < es[j].Repository
-		}
-		return es[i].Name < es[j].Name
+	slices.SortStableFunc(es, func(a, b packageVersionEntry) int {
+		return cmp.Or(compareVersions(a.Version, b.Version), cmp.Compare(a.Repository, b.Repository), cmp.Compare(a.Name, b.Name))
 	})
 }
 

@@ -1,12 +1,14 @@
 package diagnostics
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"maps"
 	"math"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -182,12 +184,7 @@ func (r *Redactor) build(set map[string]bool) {
 		}
 	}
 	// Longest first, so a secret that contains another is replaced whole.
-	sort.Slice(r.long, func(i, j int) bool {
-		if len(r.long[i]) != len(r.long[j]) {
-			return len(r.long[i]) > len(r.long[j])
-		}
-		return r.long[i] < r.long[j]
-	})
+	slices.SortFunc(r.long, func(a, b string) int { return cmp.Or(cmp.Compare(len(b), len(a)), cmp.Compare(a, b)) })
 	sort.Strings(r.prefixes)
 	if len(short) > 0 {
 		sort.Strings(short)
