@@ -57,9 +57,9 @@
 // gives the code; WithRetryAfter adds the header and
 // details.retryAfterSeconds), ResetBefore (TCP RST, nothing forwarded),
 // ResetAfter (forwarded, the whole answer read so a write has landed, then
-// TCP RST: the reply is lost), Delay (held, then forwarded), CutWatch (the stream ends cleanly after WithEvents(n)
-// events, at once by default) and WatchError (an ERROR event with a Status
-// of the given code, then the end of the stream).
+// TCP RST: the reply is lost), Delay (held, then forwarded), CutWatch (the
+// stream ends cleanly after the response headers) and WatchError (an ERROR
+// event with a Status of the given code, then the end of the stream).
 //
 // # Decisions
 //
@@ -70,10 +70,7 @@
 //     connection (an HTTP/2 reset would be a stream reset, or would take
 //     every request of the connection with it), and client-go falls back to
 //     HTTP/1.1 by itself.
-//   - Watch events are counted as lines: kube-apiserver writes a JSON watch
-//     stream one event per line, and client-go's dynamic client asks for
-//     JSON. Protobuf watch streams are not cut at event boundaries. Every
-//     event is flushed to the client as it arrives.
+//   - Every watch event is flushed to the client as it arrives.
 //   - An unreachable upstream (StopUpstream, or a kube-apiserver that is
 //     restarting and refuses connections) resets the client's connection:
 //     the nearest a proxy can come to the refused connection a client of

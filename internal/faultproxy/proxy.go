@@ -1,6 +1,7 @@
 package faultproxy
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -472,11 +473,12 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		return errResetAfter
 	case kindCutWatch, kindWatchError:
 		if resp.StatusCode == http.StatusOK {
+			_ = resp.Body.Close()
 			var tail []byte
 			if st.act.kind == kindWatchError {
 				tail = errorEvent(st.act.code)
 			}
-			resp.Body = newWatchCutter(resp.Body, st.act.events, tail)
+			resp.Body = io.NopCloser(bytes.NewReader(tail))
 		}
 	}
 	p.finish(st.entry, OutcomeForwarded, resp.StatusCode)

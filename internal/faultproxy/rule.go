@@ -13,8 +13,8 @@ const (
 	kindStatus                        // answer without forwarding
 	kindResetBefore                   // reset the client connection without forwarding
 	kindResetAfter                    // forward, read the whole answer, reset the client connection
-	kindCutWatch                      // forward, end the stream after n events
-	kindWatchError                    // forward, send an ERROR event after n events, end the stream
+	kindCutWatch                      // forward, end the stream after the response headers
+	kindWatchError                    // forward, send an ERROR event, end the stream
 )
 
 // Action is what the proxy does with a request a rule matched. Build one with
@@ -25,7 +25,6 @@ type Action struct {
 	code       int
 	retryAfter int // seconds; negative: no Retry-After header
 	delay      time.Duration
-	events     int
 }
 
 // Status answers the request with code and a Kubernetes Status body (kind
@@ -52,23 +51,20 @@ func Delay(d time.Duration) Action { return Action{kind: kindForward, delay: d, 
 
 // CutWatch forwards a watch request and ends the response stream cleanly
 // (the terminating chunk, as kube-apiserver does when a watch times out)
-// right after the response headers. WithEvents(n) lets n events through
-// first. A request that is not answered 200 is passed through unchanged.
+// right after the response headers. A request that is not answered 200 is
+// passed through unchanged.
 func CutWatch() Action { return Action{kind: kindCutWatch, retryAfter: -1} }
 
 // WatchError forwards a watch request, sends an ERROR event carrying a
 // Status with code (500: InternalError, 410: Expired ...) right after the
 // response headers, and ends the stream, as kube-apiserver does when a watch
-// fails. WithEvents(n) lets n events through first.
+// fails.
 func WatchError(code int) Action { return Action{kind: kindWatchError, code: code, retryAfter: -1} }
 
 // WithRetryAfter adds a Retry-After header of the given seconds to a Status
 // answer, and details.retryAfterSeconds to its body, as kube-apiserver does
 // when it throttles.
 func (a Action) WithRetryAfter(seconds int) Action { a.retryAfter = seconds; return a }
-
-// WithEvents lets n watch events through before CutWatch or WatchError acts.
-func (a Action) WithEvents(n int) Action { a.events = n; return a }
 
 // String names the action, as the request log shows it.
 func (a Action) String() string {
@@ -86,9 +82,9 @@ func (a Action) String() string {
 	case kindResetAfter:
 		s = "reset after forwarding"
 	case kindCutWatch:
-		s = fmt.Sprintf("cut watch after %d events", a.events)
+		s = "cut watch"
 	case kindWatchError:
-		s = fmt.Sprintf("watch ERROR %d after %d events", a.code, a.events)
+		s = fmt.Sprintf("watch ERROR %d", a.code)
 	}
 	if a.delay > 0 {
 		s = fmt.Sprintf("delay %s, %s", a.delay, s)
