@@ -43,13 +43,20 @@ type options struct {
 	sweepCreateOnly bool
 }
 
+// commaList is the non-empty items of a comma-separated flag value, trimmed.
+func commaList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
 func parseSizes(s string) ([]int, error) {
 	var out []int
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
+	for _, part := range commaList(s) {
 		n, err := strconv.Atoi(part)
 		if err != nil || n <= 0 {
 			return nil, fmt.Errorf("-n: %q is not a positive number", part)
@@ -82,24 +89,8 @@ func main() {
 	bins := flag.String("sweep-bins", "", "comma-separated name=path of provider binaries the sweep compares, each with the shortcuts on (e.g. builds of two commits)")
 	env := flag.String("env", "", "extra KEY=VALUE,... for tofu and the provider (experiments, e.g. TF_LOG_SDK=OFF)")
 	flag.Parse()
-	for _, kv := range strings.Split(*env, ",") {
-		if kv = strings.TrimSpace(kv); kv != "" {
-			o.extraEnv = append(o.extraEnv, kv)
-		}
-	}
-
-	for _, name := range strings.Split(*only, ",") {
-		if name = strings.TrimSpace(name); name != "" {
-			o.sweepOnly = append(o.sweepOnly, name)
-		}
-	}
-
-	for _, nb := range strings.Split(*bins, ",") {
-		if nb = strings.TrimSpace(nb); nb != "" {
-			o.sweepBins = append(o.sweepBins, nb)
-			o.sweep = true
-		}
-	}
+	o.extraEnv, o.sweepOnly, o.sweepBins = commaList(*env), commaList(*only), commaList(*bins)
+	o.sweep = o.sweep || len(o.sweepBins) > 0
 
 	var err error
 	if o.sizes, err = parseSizes(*sizes); err == nil {
@@ -181,13 +172,8 @@ func run(ctx context.Context, o options) int {
 
 	checks := evaluateTargets(results, o.p, o.ns, defaultTargets)
 	checks = append(checks, evaluateStates(results)...)
-	report := formatReport(o, b.cliName, results, checks)
-	fmt.Print(report)
-	if o.out != "" {
-		if err := os.WriteFile(o.out, []byte(report), 0o644); err != nil {
-			logf("error: write %s: %v", o.out, err)
-			return 2
-		}
+	if !printReport(o, formatReport(o, b.cliName, results, checks)) {
+		return 2
 	}
 	for _, c := range checks {
 		if !c.Pass {
@@ -195,6 +181,20 @@ func run(ctx context.Context, o options) int {
 		}
 	}
 	return 0
+}
+
+// printReport prints the report and writes it to -out too; false when that
+// write failed.
+func printReport(o options, report string) bool {
+	fmt.Print(report)
+	if o.out == "" {
+		return true
+	}
+	if err := os.WriteFile(o.out, []byte(report), 0o644); err != nil {
+		logf("error: write %s: %v", o.out, err)
+		return false
+	}
+	return true
 }
 
 // formatReport is the table, the verdicts and the per-phase request details.

@@ -183,12 +183,8 @@ func runSweep(ctx context.Context, o options, b *bench) int {
 		}
 		report.WriteString(renderSweep(n, runs))
 	}
-	fmt.Print(report.String())
-	if o.out != "" {
-		if err := os.WriteFile(o.out, []byte(report.String()), 0o644); err != nil {
-			logf("error: write %s: %v", o.out, err)
-			return 2
-		}
+	if !printReport(o, report.String()) {
+		return 2
 	}
 	return 0
 }
