@@ -95,13 +95,12 @@ type Proxy struct {
 	closed    bool
 	closeOnce sync.Once
 
-	mu      sync.Mutex
-	rules   []*Handle
-	added   int
-	counts  map[Key]int
-	log     []Request
-	logGen  int
-	dropped int
+	mu     sync.Mutex
+	rules  []*Handle
+	added  int
+	counts map[Key]int
+	log    []Request
+	logGen int
 
 	upMu      sync.Mutex
 	upStopped bool
@@ -327,7 +326,6 @@ func (p *Proxy) ResetCounts() {
 	clear(p.counts)
 	p.log = nil
 	p.logGen++
-	p.dropped = 0
 	for _, h := range p.rules {
 		h.hits = 0
 	}
@@ -347,34 +345,29 @@ type stateKey struct{}
 // logRef points at a request log entry; it goes stale on ResetCounts.
 type logRef struct{ gen, idx int }
 
-// record counts the request, logs it and picks the rule that acts on it.
-func (p *Proxy) record(r *http.Request, info RequestInfo, authorized bool) (logRef, Action, *Handle) {
+// record counts the request, logs it and picks the action of the rule that
+// acts on it.
+func (p *Proxy) record(r *http.Request, info RequestInfo, authorized bool) (logRef, Action) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.counts[Key{Method: r.Method, Verb: info.Verb, Resource: info.Resource}]++
-	var act Action
-	var rule *Handle
-	if authorized {
-		for _, h := range p.rules {
-			if h.take(info) {
-				act, rule = h.rule.Action, h
-				break
-			}
-		}
-	}
 	e := Request{
 		Time: time.Now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
 		RequestInfo: info, Outcome: OutcomePending,
 	}
-	if rule != nil {
-		e.Rule, e.Action = rule.rule.Name, act.String()
+	var act Action
+	for _, h := range p.rules {
+		if authorized && h.take(info) {
+			act = h.rule.Action
+			e.Rule, e.Action = h.rule.Name, act.String()
+			break
+		}
 	}
 	if len(p.log) >= maxLog {
-		p.dropped++
-		return logRef{gen: p.logGen, idx: -1}, act, rule
+		return logRef{gen: p.logGen, idx: -1}, act
 	}
 	p.log = append(p.log, e)
-	return logRef{gen: p.logGen, idx: len(p.log) - 1}, act, rule
+	return logRef{gen: p.logGen, idx: len(p.log) - 1}, act
 }
 
 func (p *Proxy) finish(ref logRef, outcome string, code int) {
@@ -409,7 +402,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	info := classify(r.Method, r.URL.Path, r.URL.Query().Get("watch"))
 	authorized := p.authorized(r)
-	ref, act, _ := p.record(r, info, authorized)
+	ref, act := p.record(r, info, authorized)
 	if !authorized {
 		writeStatus(w, http.StatusUnauthorized, "faultproxy: missing or wrong bearer token", -1)
 		p.finish(ref, OutcomeUnauthorized, http.StatusUnauthorized)

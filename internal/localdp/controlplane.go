@@ -180,16 +180,14 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	api.Path = filepath.Join(binDir, "kube-apiserver")
 	if opts.AuditLogPath != "" {
 		policy := filepath.Join(cp.dir, "audit-policy.yaml")
-		if err := os.WriteFile(policy, []byte(auditPolicy), 0o644); err != nil {
-			cp.cleanupDir()
-			return nil, err
-		}
 		logPath, err := filepath.Abs(opts.AuditLogPath)
-		if err != nil {
-			cp.cleanupDir()
-			return nil, err
+		if err == nil {
+			err = os.WriteFile(policy, []byte(auditPolicy), 0o644)
 		}
-		if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(logPath), 0o755)
+		}
+		if err != nil {
 			cp.cleanupDir()
 			return nil, err
 		}
