@@ -96,9 +96,7 @@ func (c auditCounts) MaxGetsPerObject(resource string) (most, distinct int) {
 	for k, v := range c.GetsByName {
 		if strings.HasPrefix(k, resource+"/") {
 			distinct++
-			if v > most {
-				most = v
-			}
+			most = max(most, v)
 		}
 	}
 	return most, distinct

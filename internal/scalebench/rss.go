@@ -156,9 +156,7 @@ func (w *rssWatcher) poll() {
 		if ticks > w.cpu[pid] {
 			w.cpu[pid] = ticks
 		}
-		if kb > w.maxKB {
-			w.maxKB = kb
-		}
+		w.maxKB = max(w.maxKB, kb)
 		w.mu.Unlock()
 	}
 	// Forget pids that are gone so a reused pid is examined again.
