@@ -204,11 +204,7 @@ func (d *PackageDataSource) Read(ctx context.Context, req datasource.ReadRequest
 
 	m.SettingsSchemaFile = types.StringValue(pkg.SettingsFile())
 	m.PublishedSettingsSchema = types.StringValue(string(pkg.PublishedSettings()))
-	if v := pkg.PublishedValues(); v != nil {
-		m.PublishedValuesSchema = types.StringValue(string(v))
-	} else {
-		m.PublishedValuesSchema = types.StringNull()
-	}
+	m.PublishedValuesSchema = bytesString(pkg.PublishedValues())
 	m.Settings = settingFieldList(pkg.Fields())
 	m.Verify = findingList(findings)
 	m.OrphanResources = orphanList(pkg.OrphanResources())

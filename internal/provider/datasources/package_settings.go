@@ -190,11 +190,7 @@ func (d *PackageSettingsDataSource) Read(ctx context.Context, req datasource.Rea
 	m.EffectiveSettings = convert.ToDynamic(nonNilObject(res.Effective))
 	m.Values = convert.ToDynamic(nonNilObject(res.Values))
 	m.PublishedSettingsSchema = types.StringValue(string(pkg.PublishedSettings()))
-	if v := pkg.PublishedValues(); v != nil {
-		m.PublishedValuesSchema = types.StringValue(string(v))
-	} else {
-		m.PublishedValuesSchema = types.StringNull()
-	}
+	m.PublishedValuesSchema = bytesString(pkg.PublishedValues())
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
