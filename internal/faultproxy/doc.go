@@ -42,7 +42,7 @@
 // other token with 401 and never forwards those requests, so a test cannot
 // reach the cluster past the proxy by mistake. It forwards with the upstream
 // credentials of Config.Upstream (the client certificate the local control
-// plane's admin config holds, or a bearer token), not the client's.
+// plane's admin config holds), not the client's.
 //
 // # Rules and actions
 //

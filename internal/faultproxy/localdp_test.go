@@ -46,7 +46,7 @@ func TestLocalControlPlane_ClientGoThroughTheProxy(t *testing.T) {
 
 	admin := cp.RESTConfig()
 	p, err := faultproxy.Start(faultproxy.Config{Upstream: faultproxy.Upstream{
-		URL: admin.Host, CAData: admin.CAData, CertData: admin.CertData, KeyData: admin.KeyData, BearerToken: admin.BearerToken,
+		URL: admin.Host, CAData: admin.CAData, CertData: admin.CertData, KeyData: admin.KeyData,
 	}})
 	if err != nil {
 		t.Fatal(err)

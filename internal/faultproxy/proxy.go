@@ -24,7 +24,7 @@ import (
 // Upstream is the kube-apiserver the proxy forwards to and the credentials
 // it forwards with. The fields mirror client-go's rest.Config, so a test
 // fills them from the control plane's admin config: Host, CAData, CertData,
-// KeyData, BearerToken.
+// KeyData.
 type Upstream struct {
 	// URL is the server's base URL ("https://127.0.0.1:6443").
 	URL string
@@ -34,9 +34,6 @@ type Upstream struct {
 	// CertData and KeyData are the PEM client certificate and key the proxy
 	// presents to the server.
 	CertData, KeyData []byte
-	// BearerToken, when set, is sent as "Authorization: Bearer" on every
-	// forwarded request.
-	BearerToken string
 }
 
 // Config configures Start.
@@ -445,10 +442,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
 	pr.SetURL(p.target)
-	pr.Out.Header.Del("Authorization")
-	if t := p.cfg.Upstream.BearerToken; t != "" {
-		pr.Out.Header.Set("Authorization", "Bearer "+t)
-	}
+	pr.Out.Header.Del("Authorization") // the proxy's token: the upstream sees the client certificate
 }
 
 func (p *Proxy) modifyResponse(resp *http.Response) error {

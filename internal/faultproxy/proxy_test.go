@@ -20,9 +20,8 @@ import (
 )
 
 const (
-	appsPath      = "/apis/deckhouse.io/v1alpha1/namespaces/ns/applications"
-	appPath       = appsPath + "/app"
-	upstreamToken = "upstream-token"
+	appsPath = "/apis/deckhouse.io/v1alpha1/namespaces/ns/applications"
+	appPath  = appsPath + "/app"
 )
 
 // seenReq is a request as the fake kube-apiserver received it.
@@ -96,11 +95,10 @@ func startPair(t *testing.T, api *fakeAPI, cfg Config) *Proxy {
 	t.Cleanup(up.Close)
 
 	cfg.Upstream = Upstream{
-		URL:         up.URL,
-		CAData:      pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: up.Certificate().Raw}),
-		CertData:    clientPEM,
-		KeyData:     clientKey,
-		BearerToken: upstreamToken,
+		URL:      up.URL,
+		CAData:   pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: up.Certificate().Raw}),
+		CertData: clientPEM,
+		KeyData:  clientKey,
 	}
 	p, err := Start(cfg)
 	if err != nil {
@@ -214,7 +212,7 @@ func TestAction_OnePerRequest(t *testing.T) {
 				if s.Method != tc.method || s.Path != appPath || s.Body != `{"spec":{}}` {
 					t.Errorf("upstream saw %+v", s)
 				}
-				if s.Auth != "Bearer "+upstreamToken || s.ClientCN != "proxy-client" {
+				if s.Auth != "" || s.ClientCN != "proxy-client" {
 					t.Errorf("upstream credentials: auth %q, client certificate %q", s.Auth, s.ClientCN)
 				}
 			}
