@@ -40,12 +40,10 @@ type packageSettingsModel struct {
 	PublishedValuesSchema   types.String  `tfsdk:"published_values_schema"`
 }
 
-// Metadata names the data source.
 func (d *PackageSettingsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_package_settings"
 }
 
-// Schema describes the data source.
 func (d *PackageSettingsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		Description: "Evaluates application settings against a package folder with DP's rules, without a cluster: " +

@@ -26,12 +26,10 @@ type Setting struct{}
 // NewSetting returns the setting function.
 func NewSetting() function.Function { return &Setting{} }
 
-// Metadata names the function.
 func (f *Setting) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
 	resp.Name = "setting"
 }
 
-// Definition describes the parameters and the result.
 func (f *Setting) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
 	resp.Definition = function.Definition{
 		Summary: "One setting of a settings document, by its path",
