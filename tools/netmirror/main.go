@@ -29,22 +29,14 @@ type options struct {
 }
 
 func main() {
-	var o options
-	var hosts string
+	// The archives' project name and the provider's source addresses.
+	o := options{name: "terraform-provider-deckhouse", namespace: "deckhouse", ptype: "deckhouse",
+		hosts: []string{"registry.opentofu.org", "registry.terraform.io"}}
 	flag.StringVar(&o.dist, "dist", "dist", "the folder goreleaser wrote the release into")
 	flag.StringVar(&o.out, "out", "dist/netmirror", "the network mirror folder to write (created or added to)")
-	flag.StringVar(&o.name, "name", "terraform-provider-deckhouse", "the archives' project name")
-	flag.StringVar(&o.namespace, "namespace", "deckhouse", "the provider's namespace in its source address")
-	flag.StringVar(&o.ptype, "type", "deckhouse", "the provider's type in its source address")
-	flag.StringVar(&hosts, "hosts", "registry.opentofu.org,registry.terraform.io", "comma-separated registry hostnames to lay the provider out under")
 	flag.StringVar(&o.version, "version", "", "the version to lay out (default: the only one whose SHA256SUMS is in -dist)")
 	flag.BoolVar(&o.replace, "replace", false, "replace a version the mirror already holds with other archives")
 	flag.Parse()
-	for _, h := range strings.Split(hosts, ",") {
-		if h = strings.TrimSpace(h); h != "" {
-			o.hosts = append(o.hosts, h)
-		}
-	}
 	dirs, err := run(o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "netmirror:", err)
