@@ -139,8 +139,8 @@ func newController(cfg *rest.Config, opts Options) (*controller, error) {
 		disc:    disc,
 		factory: factory,
 		apps:    factory.ForResource(ApplicationGVR).Informer(),
-		apvs:    factory.ForResource(ApplicationPackageVersionGVR).Informer(),
-		acrs:    factory.ForResource(AvailableClusterResourceGVR).Informer(),
+		apvs:    factory.ForResource(dpapi.ApplicationPackageVersionGVR).Informer(),
+		acrs:    factory.ForResource(dpapi.AvailableClusterResourceGVR).Informer(),
 		queue: workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](
 			5*time.Millisecond, 2*time.Second)),
 		logf:       logf,
@@ -646,7 +646,7 @@ func (c *controller) catalog(ctx context.Context, ns string, pkg *engine.Package
 				continue
 			}
 		}
-		acr, err := c.dyn.Resource(AvailableClusterResourceGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+		acr, err := c.dyn.Resource(dpapi.AvailableClusterResourceGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 			continue
 		}

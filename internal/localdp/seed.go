@@ -165,7 +165,7 @@ func (cp *ControlPlane) SeedPackageVersion(ctx context.Context, s PackageVersion
 	if s.Draft {
 		labels[LabelDraft] = "true"
 	}
-	client := cp.dyn.Resource(ApplicationPackageVersionGVR)
+	client := cp.dyn.Resource(dpapi.ApplicationPackageVersionGVR)
 	obj := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "deckhouse.io/v1alpha1",
 		"kind":       "ApplicationPackageVersion",
@@ -290,7 +290,7 @@ func (cp *ControlPlane) ensureRepository(ctx context.Context, repo string) error
 			"scanInterval": "15m",
 		},
 	}}
-	_, err := cp.dyn.Resource(PackageRepositoryGVR).Create(ctx, obj, metav1.CreateOptions{})
+	_, err := cp.dyn.Resource(dpapi.PackageRepositoryGVR).Create(ctx, obj, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create PackageRepository %s: %w", repo, err)
 	}
@@ -298,7 +298,7 @@ func (cp *ControlPlane) ensureRepository(ctx context.Context, repo string) error
 }
 
 func (cp *ControlPlane) ensurePackage(ctx context.Context, pkg, repo string) error {
-	client := cp.dyn.Resource(ApplicationPackageGVR)
+	client := cp.dyn.Resource(dpapi.ApplicationPackageGVR)
 	obj := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "deckhouse.io/v1alpha1",
 		"kind":       "ApplicationPackage",
@@ -370,7 +370,7 @@ func (cp *ControlPlane) SeedAvailableClusterResource(ctx context.Context, namesp
 	if def != "" {
 		status["default"] = def
 	}
-	client := cp.dyn.Resource(AvailableClusterResourceGVR).Namespace(namespace)
+	client := cp.dyn.Resource(dpapi.AvailableClusterResourceGVR).Namespace(namespace)
 	obj := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "multitenancy.deckhouse.io/v1alpha1",
 		"kind":       "AvailableClusterResource",
