@@ -397,7 +397,7 @@ func (b *bench) prepare(ctx context.Context, c *configRun) string {
 	if c.provider || c.noInit {
 		return ""
 	}
-	if code, _, err := c.runner.run(ctx, c.dir, c.log, "init", "-input=false", "-no-color"); err != nil || code != 0 {
+	if code, _, _, err := c.runner.runCPU(ctx, c.dir, c.log, "init", "-input=false", "-no-color"); err != nil || code != 0 {
 		return fmt.Sprintf("init exit %d %v: %s", code, err, tailFile(c.log, 15))
 	}
 	return ""

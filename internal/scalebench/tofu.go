@@ -139,16 +139,10 @@ func newTofuRunner(bin, cliConfigPath string) *tofuRunner {
 	return &tofuRunner{bin: bin, env: env}
 }
 
-// run executes tofu with args in dir, appending its output to logPath, and
-// returns the exit code and the wall time. The whole process group (tofu and
-// the providers it starts) is killed when ctx ends.
-func (r *tofuRunner) run(ctx context.Context, dir, logPath string, args ...string) (code int, wall time.Duration, err error) {
-	code, wall, _, err = r.runCPU(ctx, dir, logPath, args...)
-	return code, wall, err
-}
-
-// runCPU is run that also returns the CPU time (user + system) of tofu and of
-// the processes it waited for (its providers).
+// runCPU executes tofu with args in dir, appending its output to logPath,
+// and returns the exit code, the wall time and the CPU time (user + system)
+// of tofu and of the processes it waited for (its providers). The whole
+// process group (tofu and the providers it starts) is killed when ctx ends.
 func (r *tofuRunner) runCPU(ctx context.Context, dir, logPath string, args ...string) (code int, wall, cpu time.Duration, err error) {
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
