@@ -312,7 +312,6 @@ func (b *bench) measureSize(ctx context.Context, n int) *sizeResult {
 	runs := []*configRun{dk, nf, fl}
 	for _, c := range runs {
 		c.dir = filepath.Join(b.work, fmt.Sprintf("n%d", n), c.kind)
-		c.log = filepath.Join(c.dir, "cli.log")
 		c.failed = b.prepare(ctx, c)
 	}
 
@@ -383,11 +382,13 @@ type configRun struct {
 	failed   string // set when the configuration cannot be run any further
 }
 
-// prepare writes the configuration. The floor (terraform_data only, built
+// prepare writes the configuration into c.dir, whose cli.log is the
+// configuration's log from now on. The floor (terraform_data only, built
 // into the CLI) gets an init, which works offline. The providers'
 // configurations get none: a provider under dev_overrides needs no init, and
 // init would try to reach the registry for it and fail offline.
 func (b *bench) prepare(ctx context.Context, c *configRun) string {
+	c.log = filepath.Join(c.dir, "cli.log")
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return err.Error()
 	}

@@ -153,7 +153,6 @@ func (b *bench) measureSweep(ctx context.Context, n int) []sweepRun {
 		runner.env = append(slices.Clone(runner.env), protocol.EnvVar+"="+sc.Env)
 		c := &configRun{kind: "deckhouse", runner: &runner, exe: exe, provider: true, out: map[string]*phaseResult{}, config: config}
 		c.dir = filepath.Join(b.work, fmt.Sprintf("n%d", n), fmt.Sprintf("sweep-%02d", i))
-		c.log = filepath.Join(c.dir, "cli.log")
 		c.failed = b.prepare(ctx, c)
 		for _, sp := range b.phaseSpecs() {
 			if b.o.sweepCreateOnly && sp.name != phasePlanCreate {
