@@ -75,12 +75,7 @@ const (
 func sweepConfigs(names []string) []sweepConfig {
 	cs := []sweepConfig{{Name: sweepOff, Env: "off"}}
 	for _, n := range names {
-		var others []string
-		for _, o := range names {
-			if o != n {
-				others = append(others, o)
-			}
-		}
+		others := slices.DeleteFunc(slices.Clone(names), func(o string) bool { return o == n })
 		cs = append(cs, sweepConfig{Name: n, Env: strings.Join(others, ",")})
 	}
 	return append(cs, sweepConfig{Name: sweepOn}, sweepConfig{Name: sweepOff, Env: "off"}, sweepConfig{Name: sweepOn})
