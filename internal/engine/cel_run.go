@@ -214,14 +214,7 @@ func (b *branchNode) selects(v any) bool {
 		if !has {
 			continue
 		}
-		found := false
-		for _, ev := range e.values {
-			if jsonvalue.Equal(ev, val) {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.ContainsFunc(e.values, func(ev any) bool { return jsonvalue.Equal(ev, val) }) {
 			return false
 		}
 	}
