@@ -35,11 +35,8 @@ func childPIDsWith(markers []string, names ...string) []int {
 		if !ok || ppid != self {
 			continue
 		}
-		for _, n := range names {
-			if (comm == n || processName(pid) == n) && cmdlineHasAny(pid, markers) {
-				out = append(out, pid)
-				break
-			}
+		if slices.ContainsFunc(names, func(n string) bool { return comm == n || processName(pid) == n }) && cmdlineHasAny(pid, markers) {
+			out = append(out, pid)
 		}
 	}
 	return out

@@ -5,11 +5,11 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -798,13 +798,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, ns string) {
 // list answers the Applications of namespace ns ("" = all), by name.
 func (s *Server) list(w http.ResponseWriter, ns string, partial bool) {
 	s.mu.Lock()
-	var keys []string
-	for key := range s.objects {
-		if strings.HasPrefix(key, ns+"/") {
-			keys = append(keys, key)
-		}
-	}
-	sort.Strings(keys)
+	keys := slices.DeleteFunc(slices.Sorted(maps.Keys(s.objects)), func(k string) bool { return !strings.HasPrefix(k, ns+"/") })
 	items := []any{}
 	for _, key := range keys {
 		items = append(items, view(s.objects[key], partial))
