@@ -94,15 +94,20 @@ func schemaTypes(node map[string]any) []string {
 	case string:
 		return []string{t}
 	case []any:
-		var out []string
-		for _, e := range t {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
+		return stringsIn(t)
 	}
 	return nil
+}
+
+// stringsIn are the strings of a JSON array, the other values left out.
+func stringsIn(l []any) []string {
+	var out []string
+	for _, e := range l {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func hasType(node map[string]any, want string) bool {
