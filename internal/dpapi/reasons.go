@@ -1,5 +1,7 @@
 package dpapi
 
+import "slices"
+
 // Reasons of a False or Unknown condition of an Application (DP's
 // status/rules.go) that the provider acts on: the terminal ones. A True
 // condition has reason equal to its type; the other reasons are listed
@@ -34,11 +36,4 @@ var TerminalReasons = []string{
 }
 
 // Terminal reports whether a condition reason ends a wait at once.
-func Terminal(reason string) bool {
-	for _, r := range TerminalReasons {
-		if r == reason {
-			return true
-		}
-	}
-	return false
-}
+func Terminal(reason string) bool { return slices.Contains(TerminalReasons, reason) }

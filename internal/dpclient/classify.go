@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -191,12 +192,8 @@ func noAnswer(err error) bool {
 		return true
 	}
 	s := err.Error()
-	for _, m := range []string{"connection reset", "broken pipe", "http2: ", "stream error", "TLS handshake timeout"} {
-		if strings.Contains(s, m) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{"connection reset", "broken pipe", "http2: ", "stream error", "TLS handshake timeout"},
+		func(m string) bool { return strings.Contains(s, m) })
 }
 
 // rateLimited reports whether err is client-go's rate limiter refusing to

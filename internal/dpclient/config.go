@@ -177,13 +177,7 @@ func (c *Config) kubeconfigEnv() []string {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	var paths []string
-	for _, p := range filepath.SplitList(getenv("KUBECONFIG")) {
-		if p != "" {
-			paths = append(paths, p)
-		}
-	}
-	return paths
+	return slices.DeleteFunc(filepath.SplitList(getenv("KUBECONFIG")), func(p string) bool { return p == "" })
 }
 
 // fromFiles builds the configuration from kubeconfig files merged in order;

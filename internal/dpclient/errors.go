@@ -3,6 +3,8 @@ package dpclient
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -127,11 +129,6 @@ func conflictFrom(namespace, name string, err error) *ConflictError {
 	if len(fields) == 0 {
 		return nil
 	}
-	out := &ConflictError{Namespace: namespace, Name: name, Fields: fields, Err: err}
-	for m := range managers {
-		out.Managers = append(out.Managers, m)
-	}
-	sort.Strings(out.Managers)
-	sort.Strings(out.Fields)
-	return out
+	sort.Strings(fields)
+	return &ConflictError{Namespace: namespace, Name: name, Managers: slices.Sorted(maps.Keys(managers)), Fields: fields, Err: err}
 }

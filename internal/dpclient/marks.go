@@ -173,14 +173,8 @@ func (c *Client) markPending(ctx context.Context, u *unstructured.Unstructured, 
 // unmark removes an adopted mark (only that mark: a JSON patch that tests
 // its value first).
 func (c *Client) unmark(ctx context.Context, ns, name, manager, value string) {
-	p := "/metadata/annotations/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(AnnotationPendingCreate)
-	body, _ := json.Marshal([]map[string]any{{"op": "test", "path": p, "value": value}, {"op": "remove", "path": p}})
-	client := c.dyn.Resource(dpapi.ApplicationGVR).Namespace(ns)
-	defer c.wrote(ns, name)
-	_, err := c.retryWrite(ctx, func(ctx context.Context) (*unstructured.Unstructured, error) {
-		return client.Patch(ctx, name, k8stypes.JSONPatchType, body, metav1.PatchOptions{FieldManager: manager})
-	})
-	if err != nil {
+	mark := RemovedField{Path: []string{"metadata", "annotations", AnnotationPendingCreate}, Value: value}
+	if err := c.RemoveFields(ctx, ns, name, manager, []RemovedField{mark}); err != nil {
 		c.log(ctx, "could not remove the pending-create mark of an adopted Application", map[string]any{"namespace": ns, "name": name, "error": err.Error()})
 	}
 }

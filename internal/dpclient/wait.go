@@ -23,11 +23,6 @@ const (
 	ConditionReady                = "Ready"
 )
 
-// terminal reports whether the reason of a False condition ends a wait at
-// once (dpapi.TerminalReasons says which and why); other reasons are DP
-// still working or retrying, and the wait goes on until the deadline.
-func terminal(reason string) bool { return dpapi.Terminal(reason) }
-
 // Backoff between attempts of a retried request or watch: capped exponential
 // with full jitter.
 type Backoff struct {
@@ -77,7 +72,7 @@ func VerdictOf(obj *unstructured.Unstructured, typ string) Verdict {
 		return Verdict{}
 	}
 	if applied.Status == metav1.ConditionFalse {
-		return Verdict{Failed: terminal(applied.Reason), Reason: applied.Reason}
+		return Verdict{Failed: dpapi.Terminal(applied.Reason), Reason: applied.Reason}
 	}
 	if applied.Status != metav1.ConditionTrue {
 		return Verdict{Reason: applied.Reason}
@@ -94,7 +89,7 @@ func VerdictOf(obj *unstructured.Unstructured, typ string) Verdict {
 	case c.Status == metav1.ConditionTrue:
 		return Verdict{Done: true, Reason: c.Reason}
 	case c.Status == metav1.ConditionFalse:
-		return Verdict{Failed: terminal(c.Reason), Reason: c.Reason}
+		return Verdict{Failed: dpapi.Terminal(c.Reason), Reason: c.Reason}
 	}
 	return Verdict{Reason: c.Reason}
 }

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -285,12 +286,7 @@ func managers(u *unstructured.Unstructured) []string {
 	for _, mf := range u.GetManagedFields() {
 		set[mf.Manager] = true
 	}
-	out := make([]string, 0, len(set))
-	for m := range set {
-		out = append(out, m)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }
 
 // Delete deletes the Application with a UID precondition (a newer object of

@@ -65,14 +65,8 @@ var celEnv = sync.OnceValues(func() (*cel.Env, error) {
 // enum as CEL views (an enum value outside the JSON data model is left
 // out: it matches nothing).
 func branchSelector(bs map[string]any) ([]string, []branchEnum) {
-	var req []string
-	if r, ok := bs["required"].([]any); ok {
-		for _, e := range r {
-			if s, ok := e.(string); ok {
-				req = append(req, s)
-			}
-		}
-	}
+	r, _ := bs["required"].([]any)
+	req := stringsIn(r)
 	var enums []branchEnum
 	if props := schemaMap(bs["properties"]); props != nil {
 		for _, k := range sortedKeys(props) {

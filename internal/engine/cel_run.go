@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/cel-go/common/types"
@@ -48,12 +49,9 @@ func (r *celRun) coversInvalid(path Path) bool {
 		return false
 	}
 	ps := path.String()
-	for _, s := range r.invalid {
-		if ps == "" || s == ps || strings.HasPrefix(s, ps+".") || strings.HasPrefix(s, ps+"[") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.invalid, func(s string) bool {
+		return ps == "" || s == ps || strings.HasPrefix(s, ps+".") || strings.HasPrefix(s, ps+"[")
+	})
 }
 
 // activation binds self and oldSelf without allocating a map per evaluation.
@@ -159,12 +157,7 @@ func (n *schemaNode) run(r *celRun, v any, old any, hasOld bool, path Path, dept
 
 // patternRules reports whether a patternProperties schema of n has rules.
 func (n *schemaNode) patternRules() bool {
-	for _, p := range n.patterns {
-		if p.node.ruled() {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(n.patterns, func(p patternNode) bool { return p.node.ruled() })
 }
 
 // ruleEntry returns the node whose rules apply to key k of an object value
@@ -221,14 +214,7 @@ func (b *branchNode) selects(v any) bool {
 		if !has {
 			continue
 		}
-		found := false
-		for _, ev := range e.values {
-			if jsonvalue.Equal(ev, val) {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.ContainsFunc(e.values, func(ev any) bool { return jsonvalue.Equal(ev, val) }) {
 			return false
 		}
 	}

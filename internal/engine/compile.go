@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -131,12 +132,7 @@ func dialectCopy(node map[string]any) map[string]any {
 		}
 	}
 	if e, ok := out["enum"].([]any); ok {
-		var kept []any
-		for _, v := range e {
-			if v != nil {
-				kept = append(kept, v)
-			}
-		}
+		kept := slices.DeleteFunc(slices.Clone(e), func(v any) bool { return v == nil })
 		if len(kept) > 0 && len(kept) != len(e) {
 			out["enum"] = kept
 		}

@@ -1,10 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"runtime"
-	"sort"
+	"slices"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
@@ -159,17 +160,8 @@ func documentProblem(doc Document, err error, what string) *Problem {
 }
 
 func sortProblems(ps []*Problem) {
-	sort.SliceStable(ps, func(i, j int) bool {
-		a, b := ps[i], ps[j]
-		if a.Document != b.Document {
-			return a.Document < b.Document
-		}
-		if as, bs := a.Path.String(), b.Path.String(); as != bs {
-			return as < bs
-		}
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		return a.Message < b.Message
+	slices.SortStableFunc(ps, func(a, b *Problem) int {
+		return cmp.Or(cmp.Compare(a.Document, b.Document), cmp.Compare(a.Path.String(), b.Path.String()),
+			cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Message, b.Message))
 	})
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
@@ -66,9 +67,7 @@ func applyExtend(file string, values, settings map[string]any, settingsFile stri
 		cm, _ := values[kw].(map[string]any)
 		u := make(map[string]any, len(pm)+len(cm))
 		uk := append([]string(nil), order.keys(pm)...)
-		for k, v := range pm {
-			u[k] = v
-		}
+		maps.Copy(u, pm)
 		for _, k := range order.keys(cm) {
 			if _, ok := u[k]; !ok {
 				uk = append(uk, k)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -89,7 +90,7 @@ func (g *grantRun) apply(root *schemaNode, eff, raw map[string]any) {
 		}
 		uv, given := lookupKeys(raw, b.path)
 		us, isString := uv.(string)
-		if !given || !isString || us == "" || contains(c.Available, us) {
+		if !given || !isString || us == "" || slices.Contains(c.Available, us) {
 			continue
 		}
 		p := &Problem{Document: DocSettings, Path: b.path, Kind: KindGrant, Message: grantMessage(b.path, b.resource, c.Available), Rule: extGrantable}

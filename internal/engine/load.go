@@ -30,7 +30,12 @@ type packageFiles struct {
 	hasValues    bool
 }
 
-func loadDir(dir string) (*Package, error) {
+// LoadDir loads the package in the folder dir, reading through
+// os.Root: nothing outside the folder is read, and a symbolic link that
+// leads out of it is an error naming the file. A missing dir or dir/openapi
+// is a clear error. The package names dir in its internal-error messages
+// (the compiled schemas are shared with other loads of the same contents).
+func LoadDir(dir string) (*Package, error) {
 	fsys, closeRoot, err := openPackageDir(dir)
 	if err != nil {
 		return nil, err

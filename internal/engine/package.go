@@ -48,13 +48,6 @@ type schemaDoc struct {
 // properties map) in source order; keys added by preparation follow, sorted.
 func (d *schemaDoc) keys(m map[string]any) []string { return d.order.keys(m) }
 
-// LoadDir loads the package in the folder dir, reading through
-// os.Root: nothing outside the folder is read, and a symbolic link that
-// leads out of it is an error naming the file. A missing dir or dir/openapi
-// is a clear error. The package names dir in its internal-error messages
-// (the compiled schemas are shared with other loads of the same contents).
-func LoadDir(dir string) (*Package, error) { return loadDir(dir) }
-
 // LoadPublished compiles a package from published schemas (the JSON, or YAML,
 // of status.packageSchemas.{settingsSchema,valuesSchema}.openAPIV3Schema).
 // values may be empty. Compiling the same bytes twice returns the cached *Package.

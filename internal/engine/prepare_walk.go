@@ -1,7 +1,8 @@
 package engine
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -93,35 +94,30 @@ func schemaTypes(node map[string]any) []string {
 	case string:
 		return []string{t}
 	case []any:
-		var out []string
-		for _, e := range t {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
+		return stringsIn(t)
 	}
 	return nil
 }
 
-func hasType(node map[string]any, want string) bool {
-	for _, t := range schemaTypes(node) {
-		if t == want {
-			return true
+// stringsIn are the strings of a JSON array, the other values left out.
+func stringsIn(l []any) []string {
+	var out []string
+	for _, e := range l {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
 		}
 	}
-	return false
+	return out
+}
+
+func hasType(node map[string]any, want string) bool {
+	return slices.Contains(schemaTypes(node), want)
 }
 
 // sortedKeys returns the keys of m in lexical order, so every walk (and so
 // every list of problems before the final sort) is deterministic.
 func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(m))
 }
 
 func escapePointer(s string) string {

@@ -2,8 +2,9 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
@@ -334,12 +335,7 @@ func (p *publisher) object(v any, ptr, k string, keys map[string]pubKind) (any, 
 		return nil, false
 	}
 	out := map[string]any{}
-	names := make([]string, 0, len(keys))
-	for name := range keys {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(keys)) {
 		if e, has := m[name]; has && e != nil {
 			if d, keep := p.value(keys[name], e, ptr+"/"+escapePointer(name), name, 0); keep {
 				out[name] = d

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -100,9 +101,7 @@ func (r *refResolver) node(n map[string]any, ptr string, depth int) (any, error)
 		if len(n) > 1 {
 			// Lay the sibling keywords over a copy of the target.
 			cp := make(map[string]any, len(out)+len(n))
-			for k, v := range out {
-				cp[k] = v
-			}
+			maps.Copy(cp, out)
 			keys := r.order.keys(out)
 			for _, k := range r.order.keys(n) {
 				if k == "$ref" {
@@ -122,8 +121,18 @@ func (r *refResolver) node(n map[string]any, ptr string, depth int) (any, error)
 		}
 		return out, nil
 	}
+	return r.children(n, ptr, depth, false)
+}
+
+// children resolves the members of the schema object n; keepRef keeps its
+// $ref as it is.
+func (r *refResolver) children(n map[string]any, ptr string, depth int, keepRef bool) (any, error) {
 	out := make(map[string]any, len(n))
 	for k, v := range n {
+		if keepRef && k == "$ref" {
+			out[k] = v
+			continue
+		}
 		c, err := r.child(k, v, ptr, depth)
 		if err != nil {
 			return nil, err
@@ -141,20 +150,7 @@ func (r *refResolver) recursiveRef(n map[string]any, s, ptr string, depth int) (
 	if t, _ := lookupPointer(r.root, s[1:]); isPureRef(t) {
 		return nil, r.errf(ptr, "$ref %q is cyclic (it refers back to itself through its target) without any schema in between", s)
 	}
-	out := make(map[string]any, len(n))
-	for k, v := range n {
-		if k == "$ref" {
-			out[k] = v
-			continue
-		}
-		c, err := r.child(k, v, ptr, depth)
-		if err != nil {
-			return nil, err
-		}
-		out[k] = c
-	}
-	r.order.copyTo(n, out)
-	return out, nil
+	return r.children(n, ptr, depth, true)
 }
 
 // isPureRef reports whether v is a schema that holds nothing but a $ref.

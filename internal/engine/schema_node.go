@@ -400,18 +400,14 @@ func (c *nodeBuilder) markOnly(n *schemaNode, s map[string]any, sp string, depth
 // liftImmutable sets immutable, anyImmutable and height from the extension
 // and the children already built.
 func (n *schemaNode) liftImmutable() {
-	if b, ok := n.raw[extImmutable].(bool); ok && b {
-		n.immutable = true
-	}
+	n.immutable, _ = n.raw[extImmutable].(bool)
 	n.anyImmutable = n.immutable
 	down := func(c *schemaNode) {
 		if c == nil {
 			return
 		}
 		n.anyImmutable = n.anyImmutable || c.anyImmutable
-		if c.height+1 > n.height {
-			n.height = c.height + 1
-		}
+		n.height = max(n.height, c.height+1)
 	}
 	for _, c := range n.props {
 		down(c)

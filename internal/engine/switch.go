@@ -1,6 +1,10 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"maps"
+	"slices"
+)
 
 // Enum switches (x-deckhouse-enum-switch-settings on a oneOf branch). The
 // branch discriminator is the property the branch constrains with an enum;
@@ -84,7 +88,7 @@ func (w *switchWalk) walk(s *schemaNode, n, o any, path Path) {
 
 func (w *switchWalk) branch(b *switchBranch, n, o map[string]any, path Path) {
 	from, ok := scalarString(o[b.key])
-	if !ok || !contains(b.enum, from) {
+	if !ok || !slices.Contains(b.enum, from) {
 		return
 	}
 	to, ok := scalarString(n[b.key])
@@ -92,23 +96,11 @@ func (w *switchWalk) branch(b *switchBranch, n, o map[string]any, path Path) {
 		return
 	}
 	for _, it := range b.items {
-		if contains(it.to, to) {
-			*w.out = append(*w.out, Switch{Path: path.Key(b.key), From: from, To: to, Impact: it.impact, Messages: copyMessages(it.messages)})
+		if slices.Contains(it.to, to) {
+			// A copy of the messages: a caller that changes them does not change the compiled schema.
+			*w.out = append(*w.out, Switch{Path: path.Key(b.key), From: from, To: to, Impact: it.impact, Messages: maps.Clone(it.messages)})
 		}
 	}
-}
-
-// copyMessages copies a switch item's messages, so a caller that changes
-// Switch.Messages does not change the compiled schema.
-func copyMessages(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // branchDiscriminator returns the first property (in name order) the branch
@@ -172,15 +164,6 @@ func parseSwitchItems(raw any) []switchItem {
 		out = append(out, it)
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 // switchProblem is the rejection of a destructive switch that was not

@@ -165,12 +165,7 @@ var typeMismatchVocabulary = &jsonschema.Vocabulary{
 		if !ok {
 			return nil, nil
 		}
-		ext := &typeMismatch{}
-		for _, n := range names {
-			if s, ok := n.(string); ok {
-				ext.want = append(ext.want, s)
-			}
-		}
+		ext := &typeMismatch{want: stringsIn(names)}
 		ext.nullable, _ = obj["nullable"].(bool)
 		return ext, nil
 	},

@@ -1,7 +1,8 @@
 package engine
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 )
 
 // Partial evaluation: documents holding Unknown values (see request.go).
@@ -51,15 +52,7 @@ func findUnknowns(v any) unknownSet {
 }
 
 func hasPrefix(p, prefix Path) bool {
-	if len(prefix) > len(p) {
-		return false
-	}
-	for i, s := range prefix {
-		if p[i] != s {
-			return false
-		}
-	}
-	return true
+	return len(prefix) <= len(p) && slices.Equal(p[:len(prefix)], prefix)
 }
 
 // under returns the first unknown at p or below it.
@@ -433,21 +426,9 @@ func sortSkipped(s *[]Skipped) {
 	if len(list) == 0 {
 		return
 	}
-	sort.SliceStable(list, func(i, j int) bool {
-		a, b := list[i], list[j]
-		if a.Document != b.Document {
-			return a.Document < b.Document
-		}
-		if as, bs := a.Path.String(), b.Path.String(); as != bs {
-			return as < bs
-		}
-		if a.Check != b.Check {
-			return a.Check < b.Check
-		}
-		if a.Rule != b.Rule {
-			return a.Rule < b.Rule
-		}
-		return a.Unknown.String() < b.Unknown.String()
+	slices.SortStableFunc(list, func(a, b Skipped) int {
+		return cmp.Or(cmp.Compare(a.Document, b.Document), cmp.Compare(a.Path.String(), b.Path.String()),
+			cmp.Compare(a.Check, b.Check), cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Unknown.String(), b.Unknown.String()))
 	})
 	out := list[:1]
 	for _, x := range list[1:] {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -184,14 +185,7 @@ func (c *problemCollector) branches(e *jsonschema.ValidationError, path Path, ru
 		if len(ps) == 0 {
 			continue
 		}
-		discriminated := false
-		for _, p := range ps {
-			if p.Kind == KindEnum || p.Kind == KindType {
-				discriminated = true
-				break
-			}
-		}
-		if !discriminated {
+		if !slices.ContainsFunc(ps, func(p *Problem) bool { return p.Kind == KindEnum || p.Kind == KindType }) {
 			applicable = append(applicable, ps)
 		}
 		summaries = append(summaries, fmt.Sprintf("alternative %d: %s", branchIndex(cause, i)+1, ps[0].Error()))

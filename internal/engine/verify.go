@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -72,15 +74,8 @@ func verify(fsys fs.FS) ([]Finding, error) {
 			verifySchema(fsys, n, add)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.SchemaPath != b.SchemaPath {
-			return a.SchemaPath < b.SchemaPath
-		}
-		return a.Rule < b.Rule
+	slices.SortStableFunc(out, func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.SchemaPath, b.SchemaPath), cmp.Compare(a.Rule, b.Rule))
 	})
 	return out, nil
 }

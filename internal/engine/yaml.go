@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -51,13 +52,7 @@ func (o keyOrder) keys(m map[string]any) []string {
 	if len(out) == len(m) {
 		return out
 	}
-	var rest []string
-	for k := range m {
-		if !seen[k] {
-			rest = append(rest, k)
-		}
-	}
-	sort.Strings(rest)
+	rest := slices.DeleteFunc(slices.Sorted(maps.Keys(m)), func(k string) bool { return seen[k] })
 	return append(out, rest...)
 }
 

@@ -7,12 +7,9 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/base64"
-	"encoding/json"
 	"encoding/pem"
 	"math/big"
 	"net"
-	"os"
 	"time"
 )
 
@@ -52,34 +49,4 @@ func selfSigned(commonName string, usage x509.ExtKeyUsage) (tls.Certificate, []b
 	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})
 	cert, err := tls.X509KeyPair(certPEM, keyPEM)
 	return cert, certPEM, keyPEM, err
-}
-
-// Kubeconfig returns a kubeconfig (in JSON, which kubeconfig readers accept
-// as YAML) with one context, "faultproxy", that reaches the proxy: its URL,
-// its CA and its token.
-func (p *Proxy) Kubeconfig() []byte {
-	type named struct {
-		Name    string         `json:"name"`
-		Cluster map[string]any `json:"cluster,omitempty"`
-		User    map[string]any `json:"user,omitempty"`
-		Context map[string]any `json:"context,omitempty"`
-	}
-	cfg := map[string]any{
-		"apiVersion": "v1",
-		"kind":       "Config",
-		"clusters": []named{{Name: "faultproxy", Cluster: map[string]any{
-			"server":                     p.URL(),
-			"certificate-authority-data": base64.StdEncoding.EncodeToString(p.caPEM),
-		}}},
-		"users":           []named{{Name: "faultproxy", User: map[string]any{"token": p.token}}},
-		"contexts":        []named{{Name: "faultproxy", Context: map[string]any{"cluster": "faultproxy", "user": "faultproxy"}}},
-		"current-context": "faultproxy",
-	}
-	out, _ := json.MarshalIndent(cfg, "", "  ")
-	return append(out, '\n')
-}
-
-// WriteKubeconfig writes Kubeconfig to path (mode 0600).
-func (p *Proxy) WriteKubeconfig(path string) error {
-	return os.WriteFile(path, p.Kubeconfig(), 0o600)
 }

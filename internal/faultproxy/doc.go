@@ -25,7 +25,6 @@
 //	  token                  = %q
 //	  cluster_ca_certificate = %q
 //	}`, p.URL(), p.Token(), p.CAPEM())
-//	// or: p.WriteKubeconfig(path) and config_path = path
 //
 //	// The first server-side apply PATCH of Applications is answered 503.
 //	patch := p.Add(faultproxy.Rule{Verb: faultproxy.VerbPatch, Resource: "applications",
@@ -43,26 +42,24 @@
 // other token with 401 and never forwards those requests, so a test cannot
 // reach the cluster past the proxy by mistake. It forwards with the upstream
 // credentials of Config.Upstream (the client certificate the local control
-// plane's admin config holds, or a bearer token), not the client's.
+// plane's admin config holds), not the client's.
 //
 // # Rules and actions
 //
-// A Rule matches on method, verb (get, list, watch, create, update, patch,
-// delete, deletecollection, read from the path and the watch parameter as
-// kube-apiserver reads them), resource, namespace, object name, path prefix
-// or regular expression, and query parameters. Rules are tried in the order
-// they were added; the first enabled one with budget left acts, and its
-// budget (Times, 0 for none) goes down by one. Handle switches a rule on and
-// off at run time, rearms its budget, removes it and reads its hits.
+// A Rule matches on verb (get, list, watch, create, update, patch, delete,
+// deletecollection, read from the path and the watch parameter as
+// kube-apiserver reads them) and resource. Rules are tried in the order they
+// were added; the first enabled one with budget left acts, and its budget
+// (Times, 0 for none) goes down by one. Handle switches a rule off at run
+// time and reads its hits; ClearRules removes them all.
 //
 // Actions: Status (a Kubernetes Status body with the reason kube-apiserver
 // gives the code; WithRetryAfter adds the header and
 // details.retryAfterSeconds), ResetBefore (TCP RST, nothing forwarded),
 // ResetAfter (forwarded, the whole answer read so a write has landed, then
-// TCP RST: the reply is lost), Delay (held, then forwarded; WithDelay holds
-// before any action), CutWatch (the stream ends cleanly after WithEvents(n)
-// events, at once by default) and WatchError (an ERROR event with a Status
-// of the given code, then the end of the stream).
+// TCP RST: the reply is lost), Delay (held, then forwarded), CutWatch (the
+// stream ends cleanly after the response headers) and WatchError (an ERROR
+// event with a Status of the given code, then the end of the stream).
 //
 // # Decisions
 //
@@ -73,15 +70,11 @@
 //     connection (an HTTP/2 reset would be a stream reset, or would take
 //     every request of the connection with it), and client-go falls back to
 //     HTTP/1.1 by itself.
-//   - Watch events are counted as lines: kube-apiserver writes a JSON watch
-//     stream one event per line, and client-go's dynamic client asks for
-//     JSON. Protobuf watch streams are not cut at event boundaries. Every
-//     event is flushed to the client as it arrives.
+//   - Every watch event is flushed to the client as it arrives.
 //   - An unreachable upstream (StopUpstream, or a kube-apiserver that is
-//     restarting and refuses connections) resets the client's connection by
-//     default: the nearest a proxy can come to the refused connection a
-//     client of the restarting server sees. Config.UnreachableStatus (502,
-//     503) imitates a load balancer in front of it instead. Requests in
+//     restarting and refuses connections) resets the client's connection:
+//     the nearest a proxy can come to the refused connection a client of
+//     the restarting server sees. Requests in
 //     flight when the upstream goes away end the same way, or, once their
 //     answer has begun, with a connection closed mid-body.
 //   - Counters count every request the proxy sees, also those a rule

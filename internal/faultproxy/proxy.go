@@ -1,12 +1,12 @@
 package faultproxy
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -24,7 +24,7 @@ import (
 // Upstream is the kube-apiserver the proxy forwards to and the credentials
 // it forwards with. The fields mirror client-go's rest.Config, so a test
 // fills them from the control plane's admin config: Host, CAData, CertData,
-// KeyData, BearerToken.
+// KeyData.
 type Upstream struct {
 	// URL is the server's base URL ("https://127.0.0.1:6443").
 	URL string
@@ -34,27 +34,11 @@ type Upstream struct {
 	// CertData and KeyData are the PEM client certificate and key the proxy
 	// presents to the server.
 	CertData, KeyData []byte
-	// BearerToken, when set, is sent as "Authorization: Bearer" on every
-	// forwarded request.
-	BearerToken string
-	// Insecure skips the verification of the server's certificate.
-	Insecure bool
 }
 
 // Config configures Start.
 type Config struct {
 	Upstream Upstream
-	// Token is the bearer token clients must send; other requests are
-	// answered 401 and never forwarded. Empty: a random one (see
-	// Proxy.Token).
-	Token string
-	// UnreachableStatus is the answer to a request the proxy cannot forward
-	// because the upstream is stopped (StopUpstream) or refuses connections
-	// (a restarting kube-apiserver). 0, the default, resets the client's
-	// connection instead, the nearest a proxy comes to the refused
-	// connection a client of the restarting server itself would see; 502 or
-	// 503 imitate a load balancer in front of it.
-	UnreachableStatus int
 	// Logf receives a line per request and per proxy error; nil: silent.
 	Logf func(format string, args ...any)
 }
@@ -108,13 +92,12 @@ type Proxy struct {
 	closed    bool
 	closeOnce sync.Once
 
-	mu      sync.Mutex
-	rules   []*Handle
-	added   int
-	counts  map[Key]int
-	log     []Request
-	logGen  int
-	dropped int
+	mu     sync.Mutex
+	rules  []*Handle
+	added  int
+	counts map[Key]int
+	log    []Request
+	logGen int
 
 	upMu      sync.Mutex
 	upStopped bool
@@ -143,14 +126,7 @@ func Start(cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("faultproxy: certificate: %w", err)
 	}
-	token := cfg.Token
-	if token == "" {
-		b := make([]byte, 16)
-		if _, err := rand.Read(b); err != nil {
-			return nil, err
-		}
-		token = hex.EncodeToString(b)
-	}
+	token := rand.Text()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -198,7 +174,7 @@ func Start(cfg Config) (*Proxy, error) {
 }
 
 func upstreamTLS(u Upstream) (*tls.Config, error) {
-	c := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: u.Insecure} // opt-in: a test helper
+	c := &tls.Config{MinVersion: tls.VersionTLS12}
 	if len(u.CAData) > 0 {
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(u.CAData) {
@@ -226,26 +202,6 @@ func (p *Proxy) CAPEM() []byte { return append([]byte(nil), p.caPEM...) }
 // Token is the bearer token clients must send.
 func (p *Proxy) Token() string { return p.token }
 
-// Client returns an HTTP client that trusts the proxy and sends its token.
-func (p *Proxy) Client() *http.Client {
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(p.caPEM)
-	return &http.Client{Transport: &bearer{token: p.token, next: &http.Transport{
-		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
-	}}}
-}
-
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
-}
-
 // Close stops the proxy: it stops listening, cuts every connection and
 // forwarded request, and waits (up to 10 s) for the requests in flight to
 // end.
@@ -271,7 +227,7 @@ func (p *Proxy) Close() error {
 // StopUpstream makes the upstream unreachable, as a stopped kube-apiserver
 // is: every request in flight to it is cut (a client already receiving an
 // answer, a watch, sees its connection closed mid-stream), and every request
-// that would be forwarded gets the Config.UnreachableStatus treatment until
+// that would be forwarded has its connection reset until
 // StartUpstream. Rules still act first: a Status rule answers as before.
 func (p *Proxy) StopUpstream() {
 	p.upMu.Lock()
@@ -293,13 +249,6 @@ func (p *Proxy) StartUpstream() {
 	}
 	p.upStopped = false
 	p.upCtx, p.upCancel = context.WithCancel(context.Background())
-}
-
-// UpstreamStopped reports whether StopUpstream is in force.
-func (p *Proxy) UpstreamStopped() bool {
-	p.upMu.Lock()
-	defer p.upMu.Unlock()
-	return p.upStopped
 }
 
 func (p *Proxy) upstream() (context.Context, bool) {
@@ -324,7 +273,7 @@ func (p *Proxy) Add(r Rule) *Handle {
 	if r.Name == "" {
 		r.Name = fmt.Sprintf("rule %d", p.added)
 	}
-	h := &Handle{p: p, rule: r, enabled: !r.Disabled, left: r.Times}
+	h := &Handle{p: p, rule: r, enabled: true, left: r.Times}
 	p.rules = append(p.rules, h)
 	return h
 }
@@ -333,9 +282,6 @@ func (p *Proxy) Add(r Rule) *Handle {
 func (p *Proxy) ClearRules() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, h := range p.rules {
-		h.removed = true
-	}
 	p.rules = nil
 }
 
@@ -370,14 +316,13 @@ func (p *Proxy) Requests() []Request {
 }
 
 // ResetCounts empties the counters and the request log and sets every rule's
-// Hits to 0. Budgets are left as they are (see Handle.Rearm).
+// Hits to 0. Budgets are left as they are.
 func (p *Proxy) ResetCounts() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	clear(p.counts)
 	p.log = nil
 	p.logGen++
-	p.dropped = 0
 	for _, h := range p.rules {
 		h.hits = 0
 	}
@@ -397,34 +342,29 @@ type stateKey struct{}
 // logRef points at a request log entry; it goes stale on ResetCounts.
 type logRef struct{ gen, idx int }
 
-// record counts the request, logs it and picks the rule that acts on it.
-func (p *Proxy) record(r *http.Request, info RequestInfo, authorized bool) (logRef, Action, *Handle) {
+// record counts the request, logs it and picks the action of the rule that
+// acts on it.
+func (p *Proxy) record(r *http.Request, info RequestInfo, authorized bool) (logRef, Action) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.counts[Key{Method: r.Method, Verb: info.Verb, Resource: info.Resource}]++
-	var act Action
-	var rule *Handle
-	if authorized {
-		for _, h := range p.rules {
-			if h.take(r, info) {
-				act, rule = h.rule.Action, h
-				break
-			}
-		}
-	}
 	e := Request{
 		Time: time.Now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
 		RequestInfo: info, Outcome: OutcomePending,
 	}
-	if rule != nil {
-		e.Rule, e.Action = rule.rule.Name, act.String()
+	var act Action
+	for _, h := range p.rules {
+		if authorized && h.take(info) {
+			act = h.rule.Action
+			e.Rule, e.Action = h.rule.Name, act.String()
+			break
+		}
 	}
 	if len(p.log) >= maxLog {
-		p.dropped++
-		return logRef{gen: p.logGen, idx: -1}, act, rule
+		return logRef{gen: p.logGen, idx: -1}, act
 	}
 	p.log = append(p.log, e)
-	return logRef{gen: p.logGen, idx: len(p.log) - 1}, act, rule
+	return logRef{gen: p.logGen, idx: len(p.log) - 1}, act
 }
 
 func (p *Proxy) finish(ref logRef, outcome string, code int) {
@@ -457,9 +397,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Unlock()
 	defer p.inflight.Done()
 
-	info := Classify(r)
+	info := classify(r.Method, r.URL.Path, r.URL.Query().Get("watch"))
 	authorized := p.authorized(r)
-	ref, act, _ := p.record(r, info, authorized)
+	ref, act := p.record(r, info, authorized)
 	if !authorized {
 		writeStatus(w, http.StatusUnauthorized, "faultproxy: missing or wrong bearer token", -1)
 		p.finish(ref, OutcomeUnauthorized, http.StatusUnauthorized)
@@ -478,7 +418,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	switch act.kind {
 	case kindStatus:
-		writeStatus(w, act.code, act.message, act.retryAfter)
+		writeStatus(w, act.code, "", act.retryAfter)
 		p.finish(ref, OutcomeAnswered, act.code)
 		return
 	case kindResetBefore:
@@ -489,7 +429,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	upCtx, stopped := p.upstream()
 	if stopped {
-		p.unreachable(w, ref, errUpstreamStopped)
+		p.unreachable(w, ref)
 		return
 	}
 	// The forwarded request ends when the client goes or the upstream stops.
@@ -502,10 +442,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
 	pr.SetURL(p.target)
-	pr.Out.Header.Del("Authorization")
-	if t := p.cfg.Upstream.BearerToken; t != "" {
-		pr.Out.Header.Set("Authorization", "Bearer "+t)
-	}
+	pr.Out.Header.Del("Authorization") // the proxy's token: the upstream sees the client certificate
 }
 
 func (p *Proxy) modifyResponse(resp *http.Response) error {
@@ -523,11 +460,12 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		return errResetAfter
 	case kindCutWatch, kindWatchError:
 		if resp.StatusCode == http.StatusOK {
+			_ = resp.Body.Close()
 			var tail []byte
 			if st.act.kind == kindWatchError {
-				tail = errorEvent(st.act.code, st.act.message)
+				tail = errorEvent(st.act.code)
 			}
-			resp.Body = newWatchCutter(resp.Body, st.act.events, tail)
+			resp.Body = io.NopCloser(bytes.NewReader(tail))
 		}
 	}
 	p.finish(st.entry, OutcomeForwarded, resp.StatusCode)
@@ -563,7 +501,7 @@ func (p *Proxy) errorHandler(w http.ResponseWriter, r *http.Request, err error) 
 	case st.clientCtx.Err() != nil:
 		p.clientGone(st.entry)
 	default: // refused, reset by the upstream, or cut by StopUpstream
-		p.unreachable(w, st.entry, err)
+		p.unreachable(w, st.entry)
 	}
 }
 
@@ -576,12 +514,10 @@ func (p *Proxy) clientGone(ref logRef) {
 	panic(http.ErrAbortHandler)
 }
 
-func (p *Proxy) unreachable(w http.ResponseWriter, ref logRef, err error) {
-	if code := p.cfg.UnreachableStatus; code != 0 {
-		p.finish(ref, OutcomeUnreachable, code)
-		writeStatus(w, code, "faultproxy: upstream unreachable: "+err.Error(), -1)
-		return
-	}
+// unreachable resets the client's connection, the nearest a proxy comes to
+// the refused connection a client of a stopped or restarting kube-apiserver
+// itself would see.
+func (p *Proxy) unreachable(w http.ResponseWriter, ref logRef) {
 	p.finish(ref, OutcomeUnreachable, 0)
 	reset(w)
 }

@@ -33,13 +33,10 @@ type RequestInfo struct {
 	Name      string
 }
 
-// Classify returns the RequestInfo of r.
-func Classify(r *http.Request) RequestInfo {
-	return classify(r.Method, r.URL.Path, r.URL.Query().Get("watch"))
-}
-
+// classify reads the RequestInfo of a request's method, path and watch
+// query parameter.
 func classify(method, path, watchParam string) RequestInfo {
-	parts := splitPath(path)
+	parts := strings.FieldsFunc(path, func(r rune) bool { return r == '/' })
 	var rest []string
 	switch {
 	case len(parts) >= 2 && parts[0] == "api":
@@ -104,14 +101,4 @@ func classify(method, path, watchParam string) RequestInfo {
 		info.Verb = strings.ToLower(method)
 	}
 	return info
-}
-
-func splitPath(path string) []string {
-	var parts []string
-	for _, p := range strings.Split(path, "/") {
-		if p != "" {
-			parts = append(parts, p)
-		}
-	}
-	return parts
 }

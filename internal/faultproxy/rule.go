@@ -2,9 +2,6 @@ package faultproxy
 
 import (
 	"fmt"
-	"net/http"
-	"regexp"
-	"strings"
 	"time"
 )
 
@@ -16,8 +13,8 @@ const (
 	kindStatus                        // answer without forwarding
 	kindResetBefore                   // reset the client connection without forwarding
 	kindResetAfter                    // forward, read the whole answer, reset the client connection
-	kindCutWatch                      // forward, end the stream after n events
-	kindWatchError                    // forward, send an ERROR event after n events, end the stream
+	kindCutWatch                      // forward, end the stream after the response headers
+	kindWatchError                    // forward, send an ERROR event, end the stream
 )
 
 // Action is what the proxy does with a request a rule matched. Build one with
@@ -27,9 +24,7 @@ type Action struct {
 	kind       actionKind
 	code       int
 	retryAfter int // seconds; negative: no Retry-After header
-	message    string
 	delay      time.Duration
-	events     int
 }
 
 // Status answers the request with code and a Kubernetes Status body (kind
@@ -56,30 +51,20 @@ func Delay(d time.Duration) Action { return Action{kind: kindForward, delay: d, 
 
 // CutWatch forwards a watch request and ends the response stream cleanly
 // (the terminating chunk, as kube-apiserver does when a watch times out)
-// right after the response headers. WithEvents(n) lets n events through
-// first. A request that is not answered 200 is passed through unchanged.
+// right after the response headers. A request that is not answered 200 is
+// passed through unchanged.
 func CutWatch() Action { return Action{kind: kindCutWatch, retryAfter: -1} }
 
 // WatchError forwards a watch request, sends an ERROR event carrying a
 // Status with code (500: InternalError, 410: Expired ...) right after the
 // response headers, and ends the stream, as kube-apiserver does when a watch
-// fails. WithEvents(n) lets n events through first.
+// fails.
 func WatchError(code int) Action { return Action{kind: kindWatchError, code: code, retryAfter: -1} }
 
 // WithRetryAfter adds a Retry-After header of the given seconds to a Status
 // answer, and details.retryAfterSeconds to its body, as kube-apiserver does
 // when it throttles.
 func (a Action) WithRetryAfter(seconds int) Action { a.retryAfter = seconds; return a }
-
-// WithMessage sets the message of the Status a Status or WatchError action
-// sends.
-func (a Action) WithMessage(msg string) Action { a.message = msg; return a }
-
-// WithDelay holds the request for d before the action (see Delay).
-func (a Action) WithDelay(d time.Duration) Action { a.delay = d; return a }
-
-// WithEvents lets n watch events through before CutWatch or WatchError acts.
-func (a Action) WithEvents(n int) Action { a.events = n; return a }
 
 // String names the action, as the request log shows it.
 func (a Action) String() string {
@@ -97,9 +82,9 @@ func (a Action) String() string {
 	case kindResetAfter:
 		s = "reset after forwarding"
 	case kindCutWatch:
-		s = fmt.Sprintf("cut watch after %d events", a.events)
+		s = "cut watch"
 	case kindWatchError:
-		s = fmt.Sprintf("watch ERROR %d after %d events", a.code, a.events)
+		s = fmt.Sprintf("watch ERROR %d", a.code)
 	}
 	if a.delay > 0 {
 		s = fmt.Sprintf("delay %s, %s", a.delay, s)
@@ -114,22 +99,11 @@ func (a Action) String() string {
 type Rule struct {
 	// Name identifies the rule in the request log. Default "rule <n>".
 	Name string
-	// Method is the HTTP method ("PATCH").
-	Method string
 	// Verb is a Verb constant ("watch", "patch").
 	Verb string
 	// Resource is the plural resource, with "/subresource" for a subresource
 	// ("applications", "applications/status").
 	Resource string
-	// Namespace and Name of the object or collection the request is about.
-	Namespace, ObjectName string
-	// PathPrefix must start the URL path.
-	PathPrefix string
-	// Path must match the URL path.
-	Path *regexp.Regexp
-	// Query lists query parameters the request must carry, each with the
-	// given value ("" accepts any value): {"watch": "true"}.
-	Query map[string]string
 	// Times is the budget: the rule acts on this many requests and then
 	// matches no more. 0 means unlimited while the rule is enabled.
 	Times int
@@ -137,44 +111,13 @@ type Rule struct {
 	// Every-th, 2*Every-th, ...), for a steady share of faults: 5 is 20 %.
 	// 0 or 1: every matching request.
 	Every int
-	// Disabled adds the rule switched off; Handle.Enable switches it on.
-	Disabled bool
 	// Action is what to do with a matching request. The zero Action forwards
 	// it unchanged (useful to count requests of one kind).
 	Action Action
 }
 
-func (r *Rule) matches(req *http.Request, info RequestInfo) bool {
-	if r.Method != "" && !strings.EqualFold(r.Method, req.Method) {
-		return false
-	}
-	if r.Verb != "" && r.Verb != info.Verb {
-		return false
-	}
-	if r.Resource != "" && r.Resource != info.Resource {
-		return false
-	}
-	if r.Namespace != "" && r.Namespace != info.Namespace {
-		return false
-	}
-	if r.ObjectName != "" && r.ObjectName != info.Name {
-		return false
-	}
-	if r.PathPrefix != "" && !strings.HasPrefix(req.URL.Path, r.PathPrefix) {
-		return false
-	}
-	if r.Path != nil && !r.Path.MatchString(req.URL.Path) {
-		return false
-	}
-	if len(r.Query) > 0 {
-		q := req.URL.Query()
-		for k, v := range r.Query {
-			if !q.Has(k) || (v != "" && q.Get(k) != v) {
-				return false
-			}
-		}
-	}
-	return true
+func (r *Rule) matches(info RequestInfo) bool {
+	return (r.Verb == "" || r.Verb == info.Verb) && (r.Resource == "" || r.Resource == info.Resource)
 }
 
 // Handle is a rule added to a Proxy. Its methods are safe for concurrent
@@ -186,61 +129,23 @@ type Handle struct {
 	left    int // budget left; meaningful when rule.Times > 0
 	hits    int
 	seen    int // matching requests, for Every
-	removed bool
 }
-
-// Enable switches the rule on.
-func (h *Handle) Enable() { h.p.mu.Lock(); h.enabled = true; h.p.mu.Unlock() }
 
 // Disable switches the rule off; requests it would have matched go on to
 // the next rules.
 func (h *Handle) Disable() { h.p.mu.Lock(); h.enabled = false; h.p.mu.Unlock() }
 
-// Enabled reports whether the rule is switched on.
-func (h *Handle) Enabled() bool { h.p.mu.Lock(); defer h.p.mu.Unlock(); return h.enabled }
-
 // Hits is the number of requests the rule acted on since it was added or
 // since Proxy.ResetCounts.
 func (h *Handle) Hits() int { h.p.mu.Lock(); defer h.p.mu.Unlock(); return h.hits }
 
-// Remaining is the budget left, or -1 for a rule without one.
-func (h *Handle) Remaining() int {
-	h.p.mu.Lock()
-	defer h.p.mu.Unlock()
-	if h.rule.Times <= 0 {
-		return -1
-	}
-	return h.left
-}
-
-// Rearm gives the rule a new budget of n requests (0: unlimited) and
-// switches it on.
-func (h *Handle) Rearm(n int) {
-	h.p.mu.Lock()
-	defer h.p.mu.Unlock()
-	h.rule.Times, h.left, h.enabled = n, n, true
-}
-
-// Remove takes the rule out of the proxy.
-func (h *Handle) Remove() {
-	h.p.mu.Lock()
-	defer h.p.mu.Unlock()
-	h.removed = true
-	for i, o := range h.p.rules {
-		if o == h {
-			h.p.rules = append(h.p.rules[:i:i], h.p.rules[i+1:]...)
-			break
-		}
-	}
-}
-
 // take reports whether the rule acts on the request, consuming its budget.
 // The caller holds p.mu.
-func (h *Handle) take(req *http.Request, info RequestInfo) bool {
-	if !h.enabled || h.removed || (h.rule.Times > 0 && h.left <= 0) {
+func (h *Handle) take(info RequestInfo) bool {
+	if !h.enabled || (h.rule.Times > 0 && h.left <= 0) {
 		return false
 	}
-	if !h.rule.matches(req, info) {
+	if !h.rule.matches(info) {
 		return false
 	}
 	h.seen++

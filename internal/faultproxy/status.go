@@ -73,10 +73,8 @@ func writeStatus(w http.ResponseWriter, code int, message string, retryAfter int
 
 // errorEvent is the watch event kube-apiserver sends when a watch fails,
 // with its newline.
-func errorEvent(code int, message string) []byte {
-	if message == "" {
-		message = fmt.Sprintf("faultproxy: injected watch error %d %s", code, http.StatusText(code))
-	}
+func errorEvent(code int) []byte {
+	message := fmt.Sprintf("faultproxy: injected watch error %d %s", code, http.StatusText(code))
 	ev, _ := json.Marshal(struct {
 		Type   string `json:"type"`
 		Object status `json:"object"`

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 )
 
@@ -165,27 +167,10 @@ func equal(a, b any, unknownMatches bool) bool {
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, xv := range x {
-			yv, has := y[k]
-			if !has || !equal(xv, yv, unknownMatches) {
-				return false
-			}
-		}
-		return true
+		return ok && maps.EqualFunc(x, y, func(xv, yv any) bool { return equal(xv, yv, unknownMatches) })
 	case []any:
 		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !equal(x[i], y[i], unknownMatches) {
-				return false
-			}
-		}
-		return true
+		return ok && slices.EqualFunc(x, y, func(xv, yv any) bool { return equal(xv, yv, unknownMatches) })
 	}
 	if na, ok := number(a); ok {
 		return numbersEqual(na, b)

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
@@ -73,8 +75,8 @@ var urlSettings = []string{"domain", "host", "hostname"}
 // maxMessage keeps condition messages under the CRD's limit.
 const maxMessage = 32000
 
-// defaultWorkers is the number of concurrent reconcilers unless Options.Workers says otherwise.
-const defaultWorkers = 8
+// workers is the number of concurrent reconcilers.
+const workers = 8
 
 // controller is the stand-in for DP's Application controller.
 type controller struct {
@@ -85,10 +87,9 @@ type controller struct {
 	apvs    cache.SharedIndexInformer
 	// acrs caches the AvailableClusterResources grant checks read, as a
 	// controller-runtime client reads from its informers.
-	acrs    cache.SharedIndexInformer
-	queue   workqueue.TypedRateLimitingInterface[string]
-	workers int
-	logf    func(string, ...any)
+	acrs  cache.SharedIndexInformer
+	queue workqueue.TypedRateLimitingInterface[string]
+	logf  func(string, ...any)
 
 	// applied remembers, per Application UID, the generation whose final
 	// verdict this controller wrote, so a stale cache entry does not cause a
@@ -124,10 +125,6 @@ func newController(cfg *rest.Config, opts Options) (*controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = defaultWorkers
-	}
 	logf := opts.Logf
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -142,11 +139,10 @@ func newController(cfg *rest.Config, opts Options) (*controller, error) {
 		disc:    disc,
 		factory: factory,
 		apps:    factory.ForResource(ApplicationGVR).Informer(),
-		apvs:    factory.ForResource(ApplicationPackageVersionGVR).Informer(),
-		acrs:    factory.ForResource(AvailableClusterResourceGVR).Informer(),
+		apvs:    factory.ForResource(dpapi.ApplicationPackageVersionGVR).Informer(),
+		acrs:    factory.ForResource(dpapi.AvailableClusterResourceGVR).Informer(),
 		queue: workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](
 			5*time.Millisecond, 2*time.Second)),
-		workers:    workers,
 		logf:       logf,
 		applied:    map[types.UID]int64{},
 		rawApplied: map[types.UID]any{},
@@ -193,7 +189,7 @@ func (c *controller) start(ctx context.Context, done chan struct{}) error {
 		return errors.New("informer caches did not sync within 30s")
 	}
 	var wg sync.WaitGroup
-	for i := 0; i < c.workers; i++ {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -289,15 +285,10 @@ func (c *controller) reconcile(ctx context.Context, key string) error {
 
 	if app.GetDeletionTimestamp() != nil {
 		fins := app.GetFinalizers()
-		kept := fins[:0:0]
-		for _, f := range fins {
-			if f != Finalizer {
-				kept = append(kept, f)
-			}
-		}
-		if len(kept) == len(fins) {
+		if !slices.Contains(fins, Finalizer) {
 			return nil
 		}
+		kept := slices.DeleteFunc(slices.Clone(fins), func(f string) bool { return f == Finalizer })
 		if err := c.deleteOrphans(ctx, app); err != nil {
 			return err // retried: DP's removal waits on the orphan deletion too
 		}
@@ -421,13 +412,7 @@ func simulatedURLs(effective map[string]any) []any {
 // ensureMetadata adds the finalizer and DP's labels; it reports a change.
 func ensureMetadata(app *unstructured.Unstructured) bool {
 	changed := false
-	has := false
-	for _, f := range app.GetFinalizers() {
-		if f == Finalizer {
-			has = true
-		}
-	}
-	if !has {
+	if !slices.Contains(app.GetFinalizers(), Finalizer) {
 		app.SetFinalizers(append(app.GetFinalizers(), Finalizer))
 		changed = true
 	}
@@ -465,13 +450,7 @@ func versionName(app *unstructured.Unstructured) string {
 	repo, _, _ := unstructured.NestedString(app.Object, "spec", "packageRepositoryName")
 	pkg, _, _ := unstructured.NestedString(app.Object, "spec", "packageName")
 	ver, _, _ := unstructured.NestedString(app.Object, "spec", "packageVersion")
-	return PackageVersionName(repo, pkg, ver)
-}
-
-// PackageVersionName is the ApplicationPackageVersion name DP builds:
-// <repository>-<package>-<version>.
-func PackageVersionName(repository, pkg, version string) string {
-	return dpapi.PackageVersionName(repository, pkg, version)
+	return dpapi.PackageVersionName(repo, pkg, ver)
 }
 
 // evaluate computes the new status of app and a one-line summary for the log.
@@ -650,41 +629,33 @@ func (c *controller) compiled(apv *unstructured.Unstructured) (*engine.Package, 
 // field of pkg, from the informer's cache, else (an object created a moment
 // ago) from the API server. A missing object means no catalog for that name.
 func (c *controller) catalog(ctx context.Context, ns string, pkg *engine.Package) (engine.Catalog, error) {
-	var names []string
-	seen := map[string]bool{}
+	names := map[string]bool{}
 	for _, f := range pkg.Fields() {
-		if f.GrantableResource != "" && !seen[f.GrantableResource] {
-			seen[f.GrantableResource] = true
-			names = append(names, f.GrantableResource)
+		if f.GrantableResource != "" {
+			names[f.GrantableResource] = true
 		}
 	}
 	if len(names) == 0 {
 		return nil, nil
 	}
-	sort.Strings(names)
 	out := engine.Catalog{}
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(names)) {
 		if obj, exists, err := c.acrs.GetStore().GetByKey(ns + "/" + name); err == nil && exists {
 			if acr, ok := obj.(*unstructured.Unstructured); ok {
-				out[name] = CatalogFrom(acr)
+				out[name] = dpapi.Catalog(acr)
 				continue
 			}
 		}
-		acr, err := c.dyn.Resource(AvailableClusterResourceGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+		acr, err := c.dyn.Resource(dpapi.AvailableClusterResourceGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("get AvailableClusterResource %s/%s: %w", ns, name, err)
 		}
-		out[name] = CatalogFrom(acr)
+		out[name] = dpapi.Catalog(acr)
 	}
 	return out, nil
-}
-
-// CatalogFrom reads the grant catalog of an AvailableClusterResource.
-func CatalogFrom(acr *unstructured.Unstructured) engine.GrantCatalog {
-	return dpapi.Catalog(acr)
 }
 
 func metadataLoaded(apv *unstructured.Unstructured) bool {
@@ -749,33 +720,8 @@ func toJSONValue(v any) any {
 		return v
 	}
 	var out any
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	dec.UseNumber()
-	if dec.Decode(&out) != nil {
+	if utiljson.Unmarshal(data, &out) != nil {
 		return v
 	}
-	return fromNumbers(out)
-}
-
-func fromNumbers(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, e := range t {
-			t[k] = fromNumbers(e)
-		}
-		return t
-	case []any:
-		for i, e := range t {
-			t[i] = fromNumbers(e)
-		}
-		return t
-	case json.Number:
-		if i, err := t.Int64(); err == nil {
-			return i
-		}
-		f, _ := t.Float64()
-		return f
-	default:
-		return v
-	}
+	return out
 }

@@ -50,11 +50,6 @@ type Options struct {
 	AuditLogPath string
 	// NoController skips the stand-in DP controller.
 	NoController bool
-	// Workers is the number of concurrent reconcilers (default 8).
-	Workers int
-	// StartTimeout bounds the start of each of etcd and kube-apiserver
-	// (default 60s).
-	StartTimeout time.Duration
 	// Logf receives controller progress lines (never settings values); nil: silent.
 	Logf func(format string, args ...any)
 }
@@ -68,7 +63,6 @@ type ControlPlane struct {
 	dir            string
 	removeDir      bool
 	kubeconfigPath string
-	startTimeout   time.Duration
 
 	// api guards the kube-apiserver process: pids, and the process that
 	// StartAPIServer starts in place of envtest's.
@@ -127,6 +121,9 @@ func CheckBinaries(binDir string) error {
 	return nil
 }
 
+// startTimeout bounds the start of each of etcd and kube-apiserver.
+const startTimeout = 60 * time.Second
+
 // auditPolicy records every request at the Metadata level, once, when it
 // completes (or panics): the other stages would double the audit work the
 // API server does for each request while measurements run.
@@ -171,15 +168,11 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		cp.dir = abs
 	}
 
-	timeout := opts.StartTimeout
-	if timeout <= 0 {
-		timeout = 60 * time.Second
-	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory:    binDir,
 		CRDs:                     crds,
 		ErrorIfCRDPathMissing:    false,
-		ControlPlaneStartTimeout: timeout,
+		ControlPlaneStartTimeout: startTimeout,
 		ControlPlaneStopTimeout:  30 * time.Second,
 	}
 	env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(binDir, "etcd")}
@@ -187,16 +180,14 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	api.Path = filepath.Join(binDir, "kube-apiserver")
 	if opts.AuditLogPath != "" {
 		policy := filepath.Join(cp.dir, "audit-policy.yaml")
-		if err := os.WriteFile(policy, []byte(auditPolicy), 0o644); err != nil {
-			cp.cleanupDir()
-			return nil, err
-		}
 		logPath, err := filepath.Abs(opts.AuditLogPath)
-		if err != nil {
-			cp.cleanupDir()
-			return nil, err
+		if err == nil {
+			err = os.WriteFile(policy, []byte(auditPolicy), 0o644)
 		}
-		if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(logPath), 0o755)
+		}
+		if err != nil {
 			cp.cleanupDir()
 			return nil, err
 		}
@@ -227,7 +218,6 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		cp.api.pids = childPIDsWith(markers, "kube-apiserver", "etcd")
 		cp.api.pid = pidNamed(cp.api.pids, "kube-apiserver")
 	}
-	cp.startTimeout = timeout
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = 1000, 2000
 	cp.cfg = cfg
@@ -293,17 +283,11 @@ func (cp *ControlPlane) Release(ns string) {
 // KubeconfigPath is the path of the admin kubeconfig file.
 func (cp *ControlPlane) KubeconfigPath() string { return cp.kubeconfigPath }
 
-// Kubeconfig returns the admin kubeconfig contents.
-func (cp *ControlPlane) Kubeconfig() []byte { return cp.env.KubeConfig }
-
 // RESTConfig returns a copy of the admin REST config (QPS 1000, burst 2000).
 func (cp *ControlPlane) RESTConfig() *rest.Config { return rest.CopyConfig(cp.cfg) }
 
 // Dynamic returns a dynamic client with admin rights.
 func (cp *ControlPlane) Dynamic() dynamic.Interface { return cp.dyn }
-
-// Dir is the folder holding the kubeconfig.
-func (cp *ControlPlane) Dir() string { return cp.dir }
 
 // PIDs are the process ids of kube-apiserver and etcd (Linux; empty
 // elsewhere). While StopAPIServer is in force only etcd's is listed; after
@@ -405,7 +389,7 @@ func (cp *ControlPlane) stopAPIServerLocked(ctx context.Context, grace time.Dura
 // very command line it ran with (same address, certificates, client CA and
 // etcd), and returns once it answers /readyz and serves the DP API group, so
 // every kubeconfig and client of the control plane works again unchanged.
-// It waits at most Options.StartTimeout (and ctx). Starting a running API
+// It waits at most a minute (and ctx). Starting a running API
 // server does nothing.
 func (cp *ControlPlane) StartAPIServer(ctx context.Context) error {
 	cp.api.Lock()
@@ -466,7 +450,7 @@ func (cp *ControlPlane) waitAPIServerReady(ctx context.Context, exited <-chan st
 		return err
 	}
 	defer client.CloseIdleConnections()
-	ctx, cancel := context.WithTimeout(ctx, cp.startTimeout)
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
 	paths := []string{"/readyz", "/apis/" + ApplicationGVR.Group + "/" + ApplicationGVR.Version}
 	var last string

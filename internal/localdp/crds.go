@@ -15,14 +15,9 @@ import (
 //go:embed crds/*.yaml
 var crdFiles embed.FS
 
-// API groups and resources of the objects the control plane serves.
-var (
-	ApplicationGVR               = dpapi.ApplicationGVR
-	ApplicationPackageVersionGVR = dpapi.ApplicationPackageVersionGVR
-	ApplicationPackageGVR        = dpapi.ApplicationPackageGVR
-	PackageRepositoryGVR         = dpapi.PackageRepositoryGVR
-	AvailableClusterResourceGVR  = dpapi.AvailableClusterResourceGVR
-)
+// ApplicationGVR is the resource of the Applications the control plane
+// serves (dpapi's names the others).
+var ApplicationGVR = dpapi.ApplicationGVR
 
 // CRDs returns the custom resource definitions the control plane installs,
 // decoded from the YAML files embedded in the package, sorted by name.

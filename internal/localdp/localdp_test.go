@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 )
 
 // shared is the control plane most tests use; nil when the binaries are absent.
@@ -219,19 +221,19 @@ func TestStart_KubeconfigReachesEveryKind(t *testing.T) {
 			return err
 		}},
 		{"applicationpackageversions", func() error {
-			_, err := dyn.Resource(ApplicationPackageVersionGVR).List(context.Background(), metav1.ListOptions{})
+			_, err := dyn.Resource(dpapi.ApplicationPackageVersionGVR).List(context.Background(), metav1.ListOptions{})
 			return err
 		}},
 		{"applicationpackages", func() error {
-			_, err := dyn.Resource(ApplicationPackageGVR).List(context.Background(), metav1.ListOptions{})
+			_, err := dyn.Resource(dpapi.ApplicationPackageGVR).List(context.Background(), metav1.ListOptions{})
 			return err
 		}},
 		{"packagerepositories", func() error {
-			_, err := dyn.Resource(PackageRepositoryGVR).List(context.Background(), metav1.ListOptions{})
+			_, err := dyn.Resource(dpapi.PackageRepositoryGVR).List(context.Background(), metav1.ListOptions{})
 			return err
 		}},
 		{"availableclusterresources", func() error {
-			_, err := dyn.Resource(AvailableClusterResourceGVR).Namespace("default").List(context.Background(), metav1.ListOptions{})
+			_, err := dyn.Resource(dpapi.AvailableClusterResourceGVR).Namespace("default").List(context.Background(), metav1.ListOptions{})
 			return err
 		}},
 	} {
@@ -262,7 +264,7 @@ func TestSeed_PublishedSchemasGivenAsBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	apv, err := cp.Dynamic().Resource(ApplicationPackageVersionGVR).Get(ctx, "raw-rawpkg-v0.1.0", metav1.GetOptions{})
+	apv, err := cp.Dynamic().Resource(dpapi.ApplicationPackageVersionGVR).Get(ctx, "raw-rawpkg-v0.1.0", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +278,7 @@ func TestSeed_PublishedSchemasGivenAsBytes(t *testing.T) {
 	if !metadataLoaded(apv) {
 		t.Errorf("MetadataLoaded is not True")
 	}
-	pkg, err := cp.Dynamic().Resource(ApplicationPackageGVR).Get(ctx, "rawpkg", metav1.GetOptions{})
+	pkg, err := cp.Dynamic().Resource(dpapi.ApplicationPackageGVR).Get(ctx, "rawpkg", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +286,7 @@ func TestSeed_PublishedSchemasGivenAsBytes(t *testing.T) {
 	if len(repos) != 1 || repos[0] != "raw" {
 		t.Errorf("availableRepositories = %v", repos)
 	}
-	if _, err := cp.Dynamic().Resource(PackageRepositoryGVR).Get(ctx, "raw", metav1.GetOptions{}); err != nil {
+	if _, err := cp.Dynamic().Resource(dpapi.PackageRepositoryGVR).Get(ctx, "raw", metav1.GetOptions{}); err != nil {
 		t.Errorf("PackageRepository: %v", err)
 	}
 }
@@ -296,11 +298,11 @@ func TestSeed_AvailableClusterResourceStatus(t *testing.T) {
 	if err := cp.SeedAvailableClusterResource(ctx, ns, "storageclasses", "fast", []string{"slow"}); err != nil {
 		t.Fatal(err)
 	}
-	acr, err := cp.Dynamic().Resource(AvailableClusterResourceGVR).Namespace(ns).Get(ctx, "storageclasses", metav1.GetOptions{})
+	acr, err := cp.Dynamic().Resource(dpapi.AvailableClusterResourceGVR).Namespace(ns).Get(ctx, "storageclasses", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	gc := CatalogFrom(acr)
+	gc := dpapi.Catalog(acr)
 	if gc.Default != "fast" || len(gc.Available) != 2 {
 		t.Fatalf("catalog = %+v", gc)
 	}

@@ -126,10 +126,8 @@ func outlivesRelease(a map[string]string) bool {
 	if !ok {
 		policies = a[AnnotationHelmResourcePolicy]
 	}
-	for _, p := range strings.Split(policies, ",") {
-		if p = strings.TrimSpace(p); p == "keep" || p == "skip-delete" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(strings.Split(policies, ","), func(p string) bool {
+		p = strings.TrimSpace(p)
+		return p == "keep" || p == "skip-delete"
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,11 +35,8 @@ func childPIDsWith(markers []string, names ...string) []int {
 		if !ok || ppid != self {
 			continue
 		}
-		for _, n := range names {
-			if (comm == n || processName(pid) == n) && cmdlineHasAny(pid, markers) {
-				out = append(out, pid)
-				break
-			}
+		if slices.ContainsFunc(names, func(n string) bool { return comm == n || processName(pid) == n }) && cmdlineHasAny(pid, markers) {
+			out = append(out, pid)
 		}
 	}
 	return out
@@ -99,12 +97,7 @@ func cmdlineHasAny(pid int, markers []string) bool {
 		return false
 	}
 	cmdline := string(data)
-	for _, m := range markers {
-		if m != "" && strings.Contains(cmdline, m) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(markers, func(m string) bool { return m != "" && strings.Contains(cmdline, m) })
 }
 
 // processArgs is the command line of pid, read from /proc.

@@ -2,11 +2,11 @@ package localdp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/yaml"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpapi"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/engine"
 )
 
@@ -148,7 +149,7 @@ func (cp *ControlPlane) SeedPackageVersion(ctx context.Context, s PackageVersion
 	if s.Repository == "" || s.Package == "" || s.Version == "" {
 		return errors.New("seed package version: repository, package and version are required")
 	}
-	name := PackageVersionName(s.Repository, s.Package, s.Version)
+	name := dpapi.PackageVersionName(s.Repository, s.Package, s.Version)
 	settings, values, err := s.published()
 	if err != nil {
 		return fmt.Errorf("seed %s: %w", name, err)
@@ -164,7 +165,7 @@ func (cp *ControlPlane) SeedPackageVersion(ctx context.Context, s PackageVersion
 	if s.Draft {
 		labels[LabelDraft] = "true"
 	}
-	client := cp.dyn.Resource(ApplicationPackageVersionGVR)
+	client := cp.dyn.Resource(dpapi.ApplicationPackageVersionGVR)
 	obj := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "deckhouse.io/v1alpha1",
 		"kind":       "ApplicationPackageVersion",
@@ -268,12 +269,8 @@ func (s PackageVersionSeed) published() (settings, values map[string]any, err er
 }
 
 func decodeObject(data []byte) (map[string]any, error) {
-	js, err := yaml.YAMLToJSON(data)
-	if err != nil {
-		return nil, err
-	}
 	var v any
-	if err := json.Unmarshal(js, &v); err != nil {
+	if err := yaml.Unmarshal(data, &v); err != nil {
 		return nil, err
 	}
 	m, ok := toJSONValue(v).(map[string]any)
@@ -293,7 +290,7 @@ func (cp *ControlPlane) ensureRepository(ctx context.Context, repo string) error
 			"scanInterval": "15m",
 		},
 	}}
-	_, err := cp.dyn.Resource(PackageRepositoryGVR).Create(ctx, obj, metav1.CreateOptions{})
+	_, err := cp.dyn.Resource(dpapi.PackageRepositoryGVR).Create(ctx, obj, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create PackageRepository %s: %w", repo, err)
 	}
@@ -301,7 +298,7 @@ func (cp *ControlPlane) ensureRepository(ctx context.Context, repo string) error
 }
 
 func (cp *ControlPlane) ensurePackage(ctx context.Context, pkg, repo string) error {
-	client := cp.dyn.Resource(ApplicationPackageGVR)
+	client := cp.dyn.Resource(dpapi.ApplicationPackageGVR)
 	obj := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "deckhouse.io/v1alpha1",
 		"kind":       "ApplicationPackage",
@@ -316,10 +313,8 @@ func (cp *ControlPlane) ensurePackage(ctx context.Context, pkg, repo string) err
 			return err
 		}
 		repos, _, _ := unstructured.NestedStringSlice(cur.Object, "status", "availableRepositories")
-		for _, r := range repos {
-			if r == repo {
-				return nil
-			}
+		if slices.Contains(repos, repo) {
+			return nil
 		}
 		repos = append(repos, repo)
 		if err := unstructured.SetNestedStringSlice(cur.Object, repos, "status", "availableRepositories"); err != nil {
@@ -356,7 +351,7 @@ func (cp *ControlPlane) SeedAvailableClusterResource(ctx context.Context, namesp
 		return err
 	}
 	names := append([]string(nil), available...)
-	if def != "" && !contains(names, def) {
+	if def != "" && !slices.Contains(names, def) {
 		names = append(names, def)
 	}
 	items := make([]any, 0, len(names))
@@ -375,7 +370,7 @@ func (cp *ControlPlane) SeedAvailableClusterResource(ctx context.Context, namesp
 	if def != "" {
 		status["default"] = def
 	}
-	client := cp.dyn.Resource(AvailableClusterResourceGVR).Namespace(namespace)
+	client := cp.dyn.Resource(dpapi.AvailableClusterResourceGVR).Namespace(namespace)
 	obj := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "multitenancy.deckhouse.io/v1alpha1",
 		"kind":       "AvailableClusterResource",
@@ -397,13 +392,4 @@ func (cp *ControlPlane) SeedAvailableClusterResource(ctx context.Context, namesp
 		return fmt.Errorf("update AvailableClusterResource %s/%s status: %w", namespace, name, err)
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -94,13 +94,11 @@ type execModel struct {
 	Env        types.Map    `tfsdk:"env"`
 }
 
-// Metadata sets the provider type name.
 func (p *DeckhouseProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
 	resp.TypeName = "deckhouse"
 	resp.Version = p.version
 }
 
-// Schema describes the provider configuration.
 func (p *DeckhouseProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
 	str := func(desc string, sensitive bool) schema.StringAttribute {
 		return schema.StringAttribute{Optional: true, Description: desc, MarkdownDescription: desc, Sensitive: sensitive}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -136,11 +137,7 @@ func (r *configResolver) kubeconfigPaths(c *dpclient.Config) {
 					"as the hashicorp/kubernetes provider does.")
 		}
 	default:
-		for _, p := range filepath.SplitList(r.getenv("KUBE_CONFIG_PATHS")) {
-			if p != "" {
-				c.ConfigPaths = append(c.ConfigPaths, p)
-			}
-		}
+		c.ConfigPaths = slices.DeleteFunc(filepath.SplitList(r.getenv("KUBE_CONFIG_PATHS")), func(p string) bool { return p == "" })
 	}
 }
 

@@ -48,7 +48,7 @@ const apiFloorFieldManager = "terraform-provider-deckhouse"
 // apiFloorTimeout bounds one floor phase.
 const apiFloorTimeout = 15 * time.Minute
 
-// Default client limits of the provider (qps and burst not set).
+// Default client limits of the provider.
 const (
 	providerDefaultQPS   = 100
 	providerDefaultBurst = 300
@@ -83,38 +83,18 @@ func apiFloorObject(a app) map[string]any {
 type apiFloor struct {
 	dyn         dynamic.Interface
 	parallelism int
-
-	mu   sync.Mutex
-	uids map[string]string // namespace/name → UID of the last apply
+	uids        sync.Map // namespace/name → UID of the last apply
 }
 
-func (f *apiFloor) setUID(ns, name, uid string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.uids[ns+"/"+name] = uid
-}
-
-func (f *apiFloor) uid(ns, name string) string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.uids[ns+"/"+name]
-}
-
-func newAPIFloor(cfg *rest.Config, parallelism, qps, burst int) (*apiFloor, error) {
+func newAPIFloor(cfg *rest.Config, parallelism int) (*apiFloor, error) {
 	c := rest.CopyConfig(cfg)
 	c.UserAgent = apiFloorUserAgent
 	c.QPS, c.Burst = providerDefaultQPS, providerDefaultBurst
-	if qps > 0 {
-		c.QPS = float32(qps)
-	}
-	if burst > 0 {
-		c.Burst = burst
-	}
 	dyn, err := dynamic.NewForConfig(c)
 	if err != nil {
 		return nil, err
 	}
-	return &apiFloor{dyn: dyn, parallelism: parallelism, uids: map[string]string{}}, nil
+	return &apiFloor{dyn: dyn, parallelism: parallelism}, nil
 }
 
 // run performs the floor's phase (apply or destroy) on apps and returns its
@@ -186,7 +166,7 @@ func (f *apiFloor) applyOne(ctx context.Context, t *nsTracker, a app) error {
 	if err != nil {
 		return err
 	}
-	f.setUID(a.Namespace, name, string(obj.GetUID()))
+	f.uids.Store(a.Namespace+"/"+name, obj.GetUID())
 	gen := obj.GetGeneration()
 	return t.wait(ctx, name, func(o *unstructured.Unstructured, deleted bool) (bool, error) {
 		if deleted {
@@ -211,9 +191,8 @@ func (f *apiFloor) applyOne(ctx context.Context, t *nsTracker, a app) error {
 func (f *apiFloor) deleteOne(ctx context.Context, t *nsTracker, a app) error {
 	name := apiFloorName(a.Name)
 	opts := metav1.DeleteOptions{}
-	if uid := f.uid(a.Namespace, name); uid != "" {
-		u := k8stypes.UID(uid)
-		opts.Preconditions = &metav1.Preconditions{UID: &u}
+	if uid, ok := f.uids.Load(a.Namespace + "/" + name); ok {
+		opts.Preconditions = metav1.NewUIDPreconditions(fmt.Sprint(uid))
 	}
 	err := f.dyn.Resource(localdp.ApplicationGVR).Namespace(a.Namespace).Delete(ctx, name, opts)
 	if apierrors.IsNotFound(err) {

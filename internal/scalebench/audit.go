@@ -2,11 +2,13 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -17,15 +19,11 @@ type auditEvent struct {
 	Stage     string `json:"stage"`
 	Verb      string `json:"verb"`
 	UserAgent string `json:"userAgent"`
-	User      struct {
-		Username string `json:"username"`
-	} `json:"user"`
 	ObjectRef *struct {
 		Resource    string `json:"resource"`
 		Subresource string `json:"subresource"`
 		Namespace   string `json:"namespace"`
 		Name        string `json:"name"`
-		APIGroup    string `json:"apiGroup"`
 	} `json:"objectRef"`
 	RequestURI string `json:"requestURI"`
 	Received   string `json:"requestReceivedTimestamp"`
@@ -38,10 +36,7 @@ type auditEvent struct {
 // or the request path for non-resource requests (discovery, OpenAPI).
 func (e *auditEvent) resource() string {
 	if e.ObjectRef == nil || e.ObjectRef.Resource == "" {
-		u := e.RequestURI
-		if i := strings.IndexByte(u, '?'); i >= 0 {
-			u = u[:i]
-		}
+		u, _, _ := strings.Cut(e.RequestURI, "?")
 		return u
 	}
 	if e.ObjectRef.Subresource != "" {
@@ -101,9 +96,7 @@ func (c auditCounts) MaxGetsPerObject(resource string) (most, distinct int) {
 	for k, v := range c.GetsByName {
 		if strings.HasPrefix(k, resource+"/") {
 			distinct++
-			if v > most {
-				most = v
-			}
+			most = max(most, v)
 		}
 	}
 	return most, distinct
@@ -111,26 +104,15 @@ func (c auditCounts) MaxGetsPerObject(resource string) (most, distinct int) {
 
 // Breakdown renders the counts as "verb resource=n" items, largest first.
 func (c auditCounts) Breakdown() string {
-	type kv struct {
-		k string
-		v int
-	}
-	var items []kv
-	for k, v := range c.ByVerbResource {
-		items = append(items, kv{k, v})
-	}
-	sort.Slice(items, func(i, j int) bool {
-		if items[i].v != items[j].v {
-			return items[i].v > items[j].v
-		}
-		return items[i].k < items[j].k
+	keys := slices.SortedFunc(maps.Keys(c.ByVerbResource), func(a, b string) int {
+		return cmp.Or(cmp.Compare(c.ByVerbResource[b], c.ByVerbResource[a]), cmp.Compare(a, b))
 	})
-	parts := make([]string, 0, len(items))
-	for _, it := range items {
-		parts = append(parts, fmt.Sprintf("%s=%d", it.k, it.v))
-	}
-	if len(parts) == 0 {
+	if len(keys) == 0 {
 		return "none"
+	}
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, c.ByVerbResource[k])
 	}
 	return strings.Join(parts, ", ")
 }

@@ -5,80 +5,53 @@ import (
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/localdp"
 )
 
-// benchCluster is the part of the local control plane the benchmark uses.
-type benchCluster interface {
-	KubeconfigPath() string
-	// RESTConfig is the admin connection (for a fault proxy in front).
-	RESTConfig() *rest.Config
-	// CountApplications counts Applications in every namespace.
-	CountApplications(ctx context.Context) (int, error)
-	Stop() error
-}
-
-type clusterOptions struct {
-	Dir        string // kubeconfig and audit policy
-	AuditLog   string
-	PackageDir string // package folder seeded as every version
-	Layout     layout // P versions, NS namespaces
-}
-
-type localCluster struct {
-	cp *localdp.ControlPlane
-}
-
-// startCluster starts the local control plane with an audit log and seeds P
-// package versions of one package, the namespaces, and a storage class
-// catalog (AvailableClusterResource) in each namespace.
-func startCluster(ctx context.Context, o clusterOptions) (benchCluster, error) {
-	cp, err := localdp.Start(ctx, localdp.Options{Dir: o.Dir, AuditLogPath: o.AuditLog})
+// startCluster starts the local control plane in dir with an audit log and
+// seeds lay.P versions of one package (each from packageDir), the
+// namespaces, and a storage class catalog (AvailableClusterResource) in each
+// namespace.
+func startCluster(ctx context.Context, dir, auditLog, packageDir string, lay layout) (*localdp.ControlPlane, error) {
+	cp, err := localdp.Start(ctx, localdp.Options{Dir: dir, AuditLogPath: auditLog})
 	if err != nil {
 		return nil, err
 	}
-	c := &localCluster{cp: cp}
-	if err := c.seed(ctx, o); err != nil {
+	if err := seed(ctx, cp, packageDir, lay); err != nil {
 		_ = cp.Stop()
 		return nil, err
 	}
-	return c, nil
+	return cp, nil
 }
 
-func (c *localCluster) seed(ctx context.Context, o clusterOptions) error {
-	for _, v := range o.Layout.versions() {
-		if err := c.cp.SeedPackageVersion(ctx, localdp.PackageVersionSeed{
+func seed(ctx context.Context, cp *localdp.ControlPlane, packageDir string, lay layout) error {
+	for _, v := range lay.versions() {
+		if err := cp.SeedPackageVersion(ctx, localdp.PackageVersionSeed{
 			Repository: benchRepository,
 			Package:    benchPackage,
 			Version:    v,
-			Dir:        o.PackageDir,
+			Dir:        packageDir,
 		}); err != nil {
 			return fmt.Errorf("seed package version %s: %w", v, err)
 		}
 	}
-	for _, ns := range o.Layout.namespaces() {
-		if err := c.cp.EnsureNamespace(ctx, ns); err != nil {
+	for _, ns := range lay.namespaces() {
+		if err := cp.EnsureNamespace(ctx, ns); err != nil {
 			return fmt.Errorf("create namespace %s: %w", ns, err)
 		}
-		if err := c.cp.SeedAvailableClusterResource(ctx, ns, grantResource, grantDefault, grantAvailable); err != nil {
+		if err := cp.SeedAvailableClusterResource(ctx, ns, grantResource, grantDefault, grantAvailable); err != nil {
 			return fmt.Errorf("seed AvailableClusterResource %s/%s: %w", ns, grantResource, err)
 		}
 	}
 	return nil
 }
 
-func (c *localCluster) KubeconfigPath() string { return c.cp.KubeconfigPath() }
-
-func (c *localCluster) RESTConfig() *rest.Config { return c.cp.RESTConfig() }
-
-func (c *localCluster) CountApplications(ctx context.Context) (int, error) {
-	l, err := c.cp.Dynamic().Resource(localdp.ApplicationGVR).List(ctx, metav1.ListOptions{})
+// countApplications counts the Applications in every namespace.
+func countApplications(ctx context.Context, cp *localdp.ControlPlane) (int, error) {
+	l, err := cp.Dynamic().Resource(localdp.ApplicationGVR).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return 0, fmt.Errorf("list applications: %w", err)
 	}
 	return len(l.Items), nil
 }
-
-func (c *localCluster) Stop() error { return c.cp.Stop() }

@@ -2,7 +2,8 @@ package main
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -94,7 +95,6 @@ func appSettings(i int) map[string]any {
 // providerOptions are the provider block arguments of the generated configuration.
 type providerOptions struct {
 	ConfigPath string
-	QPS, Burst int // 0: not set
 	// Host, Token and CA replace ConfigPath when Host is set.
 	Host, Token, CA string
 	RequestTimeout  time.Duration // 0: not set
@@ -114,12 +114,6 @@ func deckhouseConfig(apps []app, po providerOptions) string {
 	}
 	if po.RequestTimeout > 0 {
 		fmt.Fprintf(&b, "  request_timeout = %s\n", strconv.Quote(po.RequestTimeout.String()))
-	}
-	if po.QPS > 0 {
-		fmt.Fprintf(&b, "  qps         = %d\n", po.QPS)
-	}
-	if po.Burst > 0 {
-		fmt.Fprintf(&b, "  burst       = %d\n", po.Burst)
 	}
 	b.WriteString("}\n")
 	for _, a := range apps {
@@ -162,13 +156,8 @@ func floorConfig(apps []app) string {
 func writeHCL(b *strings.Builder, v any, indent int) {
 	switch x := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
 		b.WriteString("{\n")
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			b.WriteString(strings.Repeat("  ", indent+1))
 			b.WriteString(k)
 			b.WriteString(" = ")

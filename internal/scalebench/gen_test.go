@@ -81,13 +81,11 @@ func countLeaves(v any) int {
 func TestConfig_DeckhouseAndFloorHoldTheSameSettings(t *testing.T) {
 	t.Parallel()
 	apps := layout{N: 2, P: 2, NS: 2}.apps()
-	dk := deckhouseConfig(apps, providerOptions{ConfigPath: "/tmp/kc", QPS: 50, Burst: 100})
+	dk := deckhouseConfig(apps, providerOptions{ConfigPath: "/tmp/kc"})
 	fl := floorConfig(apps)
 	for _, want := range []string{
 		`source = "deckhouse/deckhouse"`,
 		`config_path = "/tmp/kc"`,
-		`qps         = 50`,
-		`burst       = 100`,
 		`resource "deckhouse_application" "app_0000" {`,
 		`package_version         = "v1.1.0"`,
 		`namespace               = "bench-2"`,
@@ -112,9 +110,6 @@ func TestConfig_DeckhouseAndFloorHoldTheSameSettings(t *testing.T) {
 				t.Errorf("settings line %q missing from a configuration", line)
 			}
 		}
-	}
-	if strings.Contains(deckhouseConfig(apps, providerOptions{ConfigPath: "x"}), "qps") {
-		t.Error("qps must be omitted when not set")
 	}
 }
 

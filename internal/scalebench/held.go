@@ -43,7 +43,7 @@ func (b *bench) measureHeldReads(ctx context.Context, dk *configRun, apps []app)
 	}
 	if err == nil {
 		cfg := deckhouseConfig(apps, providerOptions{Host: p.URL(), Token: p.Token(), CA: string(p.CAPEM()),
-			QPS: b.o.qps, Burst: b.o.burst, RequestTimeout: b.o.requestTimeout})
+			RequestTimeout: b.o.requestTimeout})
 		err = os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg), 0o644)
 	}
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/localdp"
 )
 
 type options struct {
@@ -24,9 +26,6 @@ type options struct {
 	out         string
 	workDir     string
 	keep        bool
-	qps, burst  int
-	userAgent   string
-	poll        time.Duration
 	extraEnv    []string
 	// heldReads adds a plan with every read held after each apply;
 	// requestTimeout is the provider's request_timeout (0: its default).
@@ -44,13 +43,20 @@ type options struct {
 	sweepCreateOnly bool
 }
 
+// commaList is the non-empty items of a comma-separated flag value, trimmed.
+func commaList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
 func parseSizes(s string) ([]int, error) {
 	var out []int
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
+	for _, part := range commaList(s) {
 		n, err := strconv.Atoi(part)
 		if err != nil || n <= 0 {
 			return nil, fmt.Errorf("-n: %q is not a positive number", part)
@@ -75,10 +81,6 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "also write the table to this file")
 	flag.StringVar(&o.workDir, "workdir", "", "working folder (default: a temporary folder)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the working folder (configurations, tofu logs, audit log)")
-	flag.IntVar(&o.qps, "qps", 0, "provider qps argument (0: provider default)")
-	flag.IntVar(&o.burst, "burst", 0, "provider burst argument (0: provider default)")
-	flag.StringVar(&o.userAgent, "provider-user-agent", providerBinaryName, "user agent prefix of the provider's API requests")
-	flag.DurationVar(&o.poll, "rss-poll", 20*time.Millisecond, "interval of /proc polling for the provider's RSS")
 	flag.BoolVar(&o.heldReads, "held-reads", false, "after each apply, plan again through a fault proxy that holds every read (an API server that answers nothing)")
 	flag.DurationVar(&o.requestTimeout, "request-timeout", 0, "provider request_timeout (0: the provider's default)")
 	flag.BoolVar(&o.sweep, "shortcut-sweep", false, "measure the provider with every shortcut off, each alone and all on, instead of the floors (sweep.go)")
@@ -87,24 +89,8 @@ func main() {
 	bins := flag.String("sweep-bins", "", "comma-separated name=path of provider binaries the sweep compares, each with the shortcuts on (e.g. builds of two commits)")
 	env := flag.String("env", "", "extra KEY=VALUE,... for tofu and the provider (experiments, e.g. TF_LOG_SDK=OFF)")
 	flag.Parse()
-	for _, kv := range strings.Split(*env, ",") {
-		if kv = strings.TrimSpace(kv); kv != "" {
-			o.extraEnv = append(o.extraEnv, kv)
-		}
-	}
-
-	for _, name := range strings.Split(*only, ",") {
-		if name = strings.TrimSpace(name); name != "" {
-			o.sweepOnly = append(o.sweepOnly, name)
-		}
-	}
-
-	for _, nb := range strings.Split(*bins, ",") {
-		if nb = strings.TrimSpace(nb); nb != "" {
-			o.sweepBins = append(o.sweepBins, nb)
-			o.sweep = true
-		}
-	}
+	o.extraEnv, o.sweepOnly, o.sweepBins = commaList(*env), commaList(*only), commaList(*bins)
+	o.sweep = o.sweep || len(o.sweepBins) > 0
 
 	var err error
 	if o.sizes, err = parseSizes(*sizes); err == nil {
@@ -186,13 +172,8 @@ func run(ctx context.Context, o options) int {
 
 	checks := evaluateTargets(results, o.p, o.ns, defaultTargets)
 	checks = append(checks, evaluateStates(results)...)
-	report := formatReport(o, b.cliName, results, checks)
-	fmt.Print(report)
-	if o.out != "" {
-		if err := os.WriteFile(o.out, []byte(report), 0o644); err != nil {
-			logf("error: write %s: %v", o.out, err)
-			return 2
-		}
+	if !printReport(o, formatReport(o, b.cliName, results, checks)) {
+		return 2
 	}
 	for _, c := range checks {
 		if !c.Pass {
@@ -202,14 +183,25 @@ func run(ctx context.Context, o options) int {
 	return 0
 }
 
+// printReport prints the report and writes it to -out too; false when that
+// write failed.
+func printReport(o options, report string) bool {
+	fmt.Print(report)
+	if o.out == "" {
+		return true
+	}
+	if err := os.WriteFile(o.out, []byte(report), 0o644); err != nil {
+		logf("error: write %s: %v", o.out, err)
+		return false
+	}
+	return true
+}
+
 // formatReport is the table, the verdicts and the per-phase request details.
 func formatReport(o options, cli string, results []*sizeResult, checks []check) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Scale benchmark with %s: P=%d package versions, %d namespaces, -parallelism=%d, plans best of %d; floors: the same configuration served by a provider that does no work (no-op), and terraform_data with the same settings.\n",
 		cli, o.p, o.ns, o.parallelism, o.repeat)
-	if o.qps > 0 || o.burst > 0 {
-		fmt.Fprintf(&b, "Provider qps=%d burst=%d (0: provider default).\n", o.qps, o.burst)
-	}
 	if len(o.extraEnv) > 0 {
 		fmt.Fprintf(&b, "Extra environment: %s.\n", strings.Join(o.extraEnv, " "))
 	}
@@ -239,7 +231,7 @@ type bench struct {
 	cliName  string      // the CLI's name and version
 	tofu     *tofuRunner // runs the CLI with the provider
 	noopTofu *tofuRunner // runs the CLI with the no-op provider
-	cluster  benchCluster
+	cluster  *localdp.ControlPlane
 	audit    string
 	apiFloor *apiFloor // the API-work floor of apply and destroy
 }
@@ -265,17 +257,12 @@ func setup(ctx context.Context, o options, work string) (*bench, error) {
 	}
 
 	logf("starting the local control plane (audit log %s)", b.audit)
-	lay := layout{P: o.p, NS: o.ns}
-	b.cluster, err = startCluster(ctx, clusterOptions{
-		Dir:        filepath.Join(work, "cluster"),
-		AuditLog:   b.audit,
-		PackageDir: filepath.Join(root, "internal", "scalebench", "testdata", "package"),
-		Layout:     lay,
-	})
+	b.cluster, err = startCluster(ctx, filepath.Join(work, "cluster"), b.audit,
+		filepath.Join(root, "internal", "scalebench", "testdata", "package"), layout{P: o.p, NS: o.ns})
 	if err != nil {
 		return b, err
 	}
-	b.apiFloor, err = newAPIFloor(b.cluster.RESTConfig(), o.parallelism, o.qps, o.burst)
+	b.apiFloor, err = newAPIFloor(b.cluster.RESTConfig(), o.parallelism)
 	return b, err
 }
 
@@ -318,14 +305,13 @@ func (b *bench) measureSize(ctx context.Context, n int) *sizeResult {
 	r := &sizeResult{N: n, Deckhouse: map[string]*phaseResult{}, Noop: map[string]*phaseResult{}, Floor: map[string]*phaseResult{},
 		API: map[string]*phaseResult{}}
 
-	config := deckhouseConfig(apps, providerOptions{ConfigPath: b.cluster.KubeconfigPath(), QPS: b.o.qps, Burst: b.o.burst})
+	config := deckhouseConfig(apps, providerOptions{ConfigPath: b.cluster.KubeconfigPath()})
 	dk := &configRun{kind: "deckhouse", runner: b.tofu, exe: b.provider, provider: true, out: r.Deckhouse, config: config}
 	nf := &configRun{kind: "noop", runner: b.noopTofu, exe: b.noop, noInit: true, out: r.Noop, config: config}
 	fl := &configRun{kind: "floor", runner: b.tofu, out: r.Floor, config: floorConfig(apps)}
 	runs := []*configRun{dk, nf, fl}
 	for _, c := range runs {
 		c.dir = filepath.Join(b.work, fmt.Sprintf("n%d", n), c.kind)
-		c.log = filepath.Join(c.dir, "cli.log")
 		c.failed = b.prepare(ctx, c)
 	}
 
@@ -355,7 +341,7 @@ func (b *bench) measureSize(ctx context.Context, n int) *sizeResult {
 		}
 	}
 	if ctx.Err() == nil {
-		left, err := b.cluster.CountApplications(ctx)
+		left, err := countApplications(ctx, b.cluster)
 		r.Leftovers = left
 		if err != nil {
 			r.CheckErr = err.Error()
@@ -396,11 +382,13 @@ type configRun struct {
 	failed   string // set when the configuration cannot be run any further
 }
 
-// prepare writes the configuration. The floor (terraform_data only, built
+// prepare writes the configuration into c.dir, whose cli.log is the
+// configuration's log from now on. The floor (terraform_data only, built
 // into the CLI) gets an init, which works offline. The providers'
 // configurations get none: a provider under dev_overrides needs no init, and
 // init would try to reach the registry for it and fail offline.
 func (b *bench) prepare(ctx context.Context, c *configRun) string {
+	c.log = filepath.Join(c.dir, "cli.log")
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return err.Error()
 	}
@@ -410,7 +398,7 @@ func (b *bench) prepare(ctx context.Context, c *configRun) string {
 	if c.provider || c.noInit {
 		return ""
 	}
-	if code, _, err := c.runner.run(ctx, c.dir, c.log, "init", "-input=false", "-no-color"); err != nil || code != 0 {
+	if code, _, _, err := c.runner.runCPU(ctx, c.dir, c.log, "init", "-input=false", "-no-color"); err != nil || code != 0 {
 		return fmt.Sprintf("init exit %d %v: %s", code, err, tailFile(c.log, 15))
 	}
 	return ""
@@ -456,7 +444,7 @@ func (b *bench) measurePhase(ctx context.Context, c *configRun, sp phaseSpec) *p
 	logPath := c.log
 	var w *rssWatcher
 	if c.exe != "" {
-		w = newRSSWatcher(c.exe, b.o.poll)
+		w = newRSSWatcher(c.exe, rssPoll)
 		w.Start()
 	}
 	from := time.Now()
@@ -517,7 +505,7 @@ func (b *bench) countRequests(res *phaseResult, from, to time.Time) error {
 	// Give the audit backend a moment to write the last events.
 	time.Sleep(300 * time.Millisecond)
 	var e1, e2 error
-	res.Provider, e1 = countAuditFile(b.audit, auditFilter{From: from, To: to, UserAgentPrefix: b.o.userAgent})
-	res.Others, e2 = countAuditFile(b.audit, auditFilter{From: from, To: to, UserAgentPrefix: b.o.userAgent, Exclude: true})
+	res.Provider, e1 = countAuditFile(b.audit, auditFilter{From: from, To: to, UserAgentPrefix: providerBinaryName})
+	res.Others, e2 = countAuditFile(b.audit, auditFilter{From: from, To: to, UserAgentPrefix: providerBinaryName, Exclude: true})
 	return errors.Join(e1, e2)
 }

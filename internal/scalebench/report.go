@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -284,12 +286,7 @@ func evaluateTargets(results []*sizeResult, p, ns int, lim targetLimits) []check
 	if len(results) == 0 {
 		return []check{{Name: "benchmark ran", Pass: false, Detail: "no sizes measured"}}
 	}
-	r := results[0]
-	for _, x := range results {
-		if x.N > r.N {
-			r = x
-		}
-	}
+	r := slices.MaxFunc(results, func(a, b *sizeResult) int { return cmp.Compare(a.N, b.N) })
 	n := r.N
 	var out []check
 	at := fmt.Sprintf("N=%d", n)

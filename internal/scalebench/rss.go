@@ -29,6 +29,9 @@ type rssWatcher struct {
 	stopped chan struct{}
 }
 
+// rssPoll is the interval of the /proc polling for the provider's RSS.
+const rssPoll = 20 * time.Millisecond
+
 // otherSettle is how long a process must have run another executable before
 // the watcher stops checking it (it may be between fork and exec).
 const otherSettle = 500 * time.Millisecond
@@ -153,9 +156,7 @@ func (w *rssWatcher) poll() {
 		if ticks > w.cpu[pid] {
 			w.cpu[pid] = ticks
 		}
-		if kb > w.maxKB {
-			w.maxKB = kb
-		}
+		w.maxKB = max(w.maxKB, kb)
 		w.mu.Unlock()
 	}
 	// Forget pids that are gone so a reused pid is examined again.

@@ -35,9 +35,8 @@ func (b *bench) measureStates(ctx context.Context, n, k int) *statesResult {
 	var runs []*configRun
 	for i, group := range splitApps(apps, k) {
 		c := &configRun{kind: fmt.Sprintf("state-%02d", i), runner: b.tofu, provider: true,
-			config: deckhouseConfig(group, providerOptions{ConfigPath: b.cluster.KubeconfigPath(), QPS: b.o.qps, Burst: b.o.burst})}
+			config: deckhouseConfig(group, providerOptions{ConfigPath: b.cluster.KubeconfigPath()})}
 		c.dir = filepath.Join(b.work, fmt.Sprintf("n%d", n), "states", c.kind)
-		c.log = filepath.Join(c.dir, "cli.log")
 		if c.failed = b.prepare(ctx, c); c.failed != "" {
 			res.Phases[phasePlanCreate] = &phaseResult{Err: c.failed}
 			return res
@@ -61,7 +60,7 @@ func (b *bench) measureStates(ctx context.Context, n, k int) *statesResult {
 // measureParallel runs one phase in every state at once.
 func (b *bench) measureParallel(ctx context.Context, runs []*configRun, sp phaseSpec) *phaseResult {
 	res := &phaseResult{}
-	w := newRSSWatcher(b.provider, b.o.poll)
+	w := newRSSWatcher(b.provider, rssPoll)
 	w.Start()
 	from := time.Now()
 	errs := make([]error, len(runs))
@@ -119,7 +118,7 @@ func renderStates(results []*sizeResult) string {
 			}
 			pair := func(f func(*phaseResult) string) string { return f(one) + " / " + f(many) }
 			fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.N, st.K, ph,
-				pair(func(p *phaseResult) string { return failedMark(seconds(p.Wall), p) }),
+				pair(wallCell),
 				pair(func(p *phaseResult) string { return fmt.Sprint(p.Provider.Total) }),
 				pair(func(p *phaseResult) string { return perSecond(p.Provider.Total, p.Wall) }),
 				pair(func(p *phaseResult) string { return perSecond(p.Provider.Total+p.Others.Total, p.Wall) }),
@@ -136,13 +135,6 @@ func renderStates(results []*sizeResult) string {
 		}
 	}
 	return b.String()
-}
-
-func failedMark(s string, p *phaseResult) string {
-	if p.Err != "" {
-		return s + " (failed)"
-	}
-	return s
 }
 
 func perSecond(n int, d time.Duration) string {

@@ -75,12 +75,7 @@ const (
 func sweepConfigs(names []string) []sweepConfig {
 	cs := []sweepConfig{{Name: sweepOff, Env: "off"}}
 	for _, n := range names {
-		var others []string
-		for _, o := range names {
-			if o != n {
-				others = append(others, o)
-			}
-		}
+		others := slices.DeleteFunc(slices.Clone(names), func(o string) bool { return o == n })
 		cs = append(cs, sweepConfig{Name: n, Env: strings.Join(others, ",")})
 	}
 	return append(cs, sweepConfig{Name: sweepOn}, sweepConfig{Name: sweepOff, Env: "off"}, sweepConfig{Name: sweepOn})
@@ -132,7 +127,7 @@ type sweepRun struct {
 // with itself).
 func (b *bench) measureSweep(ctx context.Context, n int) []sweepRun {
 	lay := layout{N: n, P: b.o.p, NS: b.o.ns}
-	config := deckhouseConfig(lay.apps(), providerOptions{ConfigPath: b.cluster.KubeconfigPath(), QPS: b.o.qps, Burst: b.o.burst})
+	config := deckhouseConfig(lay.apps(), providerOptions{ConfigPath: b.cluster.KubeconfigPath()})
 	plan, err := sweepPlan(protocol.Names(), b.o.sweepOnly)
 	if len(b.o.sweepBins) > 0 {
 		plan, err = b.binaryConfigs()
@@ -153,7 +148,6 @@ func (b *bench) measureSweep(ctx context.Context, n int) []sweepRun {
 		runner.env = append(slices.Clone(runner.env), protocol.EnvVar+"="+sc.Env)
 		c := &configRun{kind: "deckhouse", runner: &runner, exe: exe, provider: true, out: map[string]*phaseResult{}, config: config}
 		c.dir = filepath.Join(b.work, fmt.Sprintf("n%d", n), fmt.Sprintf("sweep-%02d", i))
-		c.log = filepath.Join(c.dir, "cli.log")
 		c.failed = b.prepare(ctx, c)
 		for _, sp := range b.phaseSpecs() {
 			if b.o.sweepCreateOnly && sp.name != phasePlanCreate {
@@ -183,18 +177,11 @@ func runSweep(ctx context.Context, o options, b *bench) int {
 		}
 		report.WriteString(renderSweep(n, runs))
 	}
-	fmt.Print(report.String())
-	if o.out != "" {
-		if err := os.WriteFile(o.out, []byte(report.String()), 0o644); err != nil {
-			logf("error: write %s: %v", o.out, err)
-			return 2
-		}
+	if !printReport(o, report.String()) {
+		return 2
 	}
 	return 0
 }
-
-// sweepPhases are the phases a sweep reports, in order.
-var sweepPhases = []string{phasePlanCreate, phaseApply, phasePlanRefresh, phaseDestroy}
 
 // sweepMeasure is one figure of a phase result.
 type sweepMeasure struct {
@@ -220,7 +207,7 @@ func sweepStatistics(runs []sweepRun) sweepStats {
 	st := sweepStats{Base: map[string]map[string]float64{}, Noise: map[string]map[string]float64{}}
 	for _, m := range sweepMeasures {
 		st.Base[m.Name], st.Noise[m.Name] = map[string]float64{}, map[string]float64{}
-		for _, ph := range sweepPhases {
+		for _, ph := range phases {
 			off := sweepValues(runs, sweepOff, ph, m)
 			on := sweepValues(runs, sweepOn, ph, m)
 			st.Base[m.Name][ph] = mean(off)
@@ -274,10 +261,10 @@ func renderSweep(n int, runs []sweepRun) string {
 		fmt.Fprintf(&b, "Shortcut sweep, N=%d: each configuration runs the phases once (plans best of -repeat); saving = mean of the all-off runs − this run; * where the saving exceeds the noise (the larger spread between the two runs of all off and of all on).\n", n)
 	}
 	for _, m := range sweepMeasures {
-		fmt.Fprintf(&b, "\n| %s | %s |\n|---|%s\n", m.Name, strings.Join(sweepPhases, " | "), strings.Repeat("---|", len(sweepPhases)))
+		fmt.Fprintf(&b, "\n| %s | %s |\n|---|%s\n", m.Name, strings.Join(phases, " | "), strings.Repeat("---|", len(phases)))
 		for _, r := range runs {
-			cells := make([]string, len(sweepPhases))
-			for i, ph := range sweepPhases {
+			cells := make([]string, len(phases))
+			for i, ph := range phases {
 				cells[i] = sweepCell(r, ph, m, st)
 				if p := r.Phases[ph]; r.Config.bin != nil && p != nil && p.Err == "" {
 					cells[i] = fmt.Sprintf("%s (%d MB)", seconds(m.Of(p)), p.MaxRSSKB/1024)
@@ -288,8 +275,8 @@ func renderSweep(n int, runs []sweepRun) string {
 		if bins {
 			continue
 		}
-		cells := make([]string, len(sweepPhases))
-		for i, ph := range sweepPhases {
+		cells := make([]string, len(phases))
+		for i, ph := range phases {
 			cells[i] = fmt.Sprintf("±%.2f", st.Noise[m.Name][ph])
 		}
 		fmt.Fprintf(&b, "| noise | %s |\n", strings.Join(cells, " | "))
@@ -314,7 +301,7 @@ func renderVerdicts(runs []sweepRun, st sweepStats) string {
 				continue
 			}
 			for _, m := range sweepMeasures {
-				for _, ph := range sweepPhases {
+				for _, ph := range phases {
 					if s, ok := sweepSaving(r, ph, m, st); ok && s > st.Noise[m.Name][ph] {
 						pays = append(pays, fmt.Sprintf("%s %s −%.2f", ph, m.Name, s))
 					}
@@ -372,7 +359,7 @@ func renderLeaveOneOut(runs []sweepRun) string {
 		cfg := sweepOn + " but " + name
 		var cells []string
 		for _, m := range sweepMeasures {
-			for _, ph := range sweepPhases {
+			for _, ph := range phases {
 				without, on := sweepValues(runs, cfg, ph, m), sweepValues(runs, sweepOn, ph, m)
 				if len(without) == 0 || len(on) == 0 {
 					continue

@@ -62,7 +62,7 @@ func TestSweepPlan_OnlyRunsTheNamedConfigurationsInOrder(t *testing.T) {
 func TestRenderSweep_SavingCountsAboveTheNoise(t *testing.T) {
 	run := func(name string, cpu float64) sweepRun {
 		p := map[string]*phaseResult{}
-		for _, ph := range sweepPhases {
+		for _, ph := range phases {
 			d := time.Duration(cpu * float64(time.Second))
 			p[ph] = &phaseResult{CPU: d, TofuCPU: d, Wall: d}
 		}

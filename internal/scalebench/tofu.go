@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/localdp"
 )
 
 // providerBinaryName is the file name tofu's dev_overrides expect in the folder.
@@ -29,14 +31,17 @@ const (
 	cliTerraform = "terraform"
 )
 
-// findCLI returns the binary of the CLI named by -cli: for "tofu",
-// $DECKHOUSE_TOOLS_BIN/tofu, else $DECKHOUSE_TOOLS_CACHE/bin/tofu, else
-// ~/.cache/terraform-provider-deckhouse/bin/tofu; for "terraform", terraform
-// on the PATH; any other value is a path to either.
+// findCLI returns the binary of the CLI named by -cli: for "tofu", tofu in
+// the folder of the toolchain (localdp.ResolveBinDir); for "terraform",
+// terraform on the PATH; any other value is a path to either.
 func findCLI(name string) (string, error) {
 	switch name {
 	case cliTofu:
-		return findTofu()
+		p := filepath.Join(localdp.ResolveBinDir(""), "tofu")
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() {
+			return "", fmt.Errorf("tofu not found at %s: run make tools (or set %s)", p, localdp.EnvToolsBin)
+		}
+		return p, nil
 	case cliTerraform:
 		p, err := exec.LookPath("terraform")
 		if err != nil {
@@ -48,27 +53,6 @@ func findCLI(name string) (string, error) {
 		return "", fmt.Errorf("-cli %s: not tofu, terraform or a CLI binary", name)
 	}
 	return name, nil
-}
-
-func findTofu() (string, error) {
-	var dir string
-	switch {
-	case os.Getenv("DECKHOUSE_TOOLS_BIN") != "":
-		dir = os.Getenv("DECKHOUSE_TOOLS_BIN")
-	case os.Getenv("DECKHOUSE_TOOLS_CACHE") != "":
-		dir = filepath.Join(os.Getenv("DECKHOUSE_TOOLS_CACHE"), "bin")
-	default:
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", err
-		}
-		dir = filepath.Join(home, ".cache", "terraform-provider-deckhouse", "bin")
-	}
-	p := filepath.Join(dir, "tofu")
-	if fi, err := os.Stat(p); err != nil || fi.IsDir() {
-		return "", fmt.Errorf("tofu not found at %s: run make tools (or set DECKHOUSE_TOOLS_BIN)", p)
-	}
-	return p, nil
 }
 
 // cliVersion is the line of the CLI's "version" output naming it, e.g.
@@ -155,16 +139,10 @@ func newTofuRunner(bin, cliConfigPath string) *tofuRunner {
 	return &tofuRunner{bin: bin, env: env}
 }
 
-// run executes tofu with args in dir, appending its output to logPath, and
-// returns the exit code and the wall time. The whole process group (tofu and
-// the providers it starts) is killed when ctx ends.
-func (r *tofuRunner) run(ctx context.Context, dir, logPath string, args ...string) (code int, wall time.Duration, err error) {
-	code, wall, _, err = r.runCPU(ctx, dir, logPath, args...)
-	return code, wall, err
-}
-
-// runCPU is run that also returns the CPU time (user + system) of tofu and of
-// the processes it waited for (its providers).
+// runCPU executes tofu with args in dir, appending its output to logPath,
+// and returns the exit code, the wall time and the CPU time (user + system)
+// of tofu and of the processes it waited for (its providers). The whole
+// process group (tofu and the providers it starts) is killed when ctx ends.
 func (r *tofuRunner) runCPU(ctx context.Context, dir, logPath string, args ...string) (code int, wall, cpu time.Duration, err error) {
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {

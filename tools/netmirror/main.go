@@ -9,7 +9,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -30,22 +29,14 @@ type options struct {
 }
 
 func main() {
-	var o options
-	var hosts string
+	// The archives' project name and the provider's source addresses.
+	o := options{name: "terraform-provider-deckhouse", namespace: "deckhouse", ptype: "deckhouse",
+		hosts: []string{"registry.opentofu.org", "registry.terraform.io"}}
 	flag.StringVar(&o.dist, "dist", "dist", "the folder goreleaser wrote the release into")
 	flag.StringVar(&o.out, "out", "dist/netmirror", "the network mirror folder to write (created or added to)")
-	flag.StringVar(&o.name, "name", "terraform-provider-deckhouse", "the archives' project name")
-	flag.StringVar(&o.namespace, "namespace", "deckhouse", "the provider's namespace in its source address")
-	flag.StringVar(&o.ptype, "type", "deckhouse", "the provider's type in its source address")
-	flag.StringVar(&hosts, "hosts", "registry.opentofu.org,registry.terraform.io", "comma-separated registry hostnames to lay the provider out under")
 	flag.StringVar(&o.version, "version", "", "the version to lay out (default: the only one whose SHA256SUMS is in -dist)")
 	flag.BoolVar(&o.replace, "replace", false, "replace a version the mirror already holds with other archives")
 	flag.Parse()
-	for _, h := range strings.Split(hosts, ",") {
-		if h = strings.TrimSpace(h); h != "" {
-			o.hosts = append(o.hosts, h)
-		}
-	}
 	dirs, err := run(o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "netmirror:", err)
@@ -237,39 +228,22 @@ func writeProvider(dir string, o options, version string, doc versionDoc, archiv
 }
 
 func sha256File(path string) (string, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // copyFile copies src to dst through a temporary file, so a server never
 // serves half a file.
 func copyFile(src, dst string) error {
-	in, err := os.Open(src)
+	data, err := os.ReadFile(src)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
-	tmp := dst + ".tmp"
-	out, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, dst)
+	return writeAtomic(dst, data)
 }
 
 func writeAtomic(path string, body []byte) error {

@@ -5,11 +5,11 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -300,8 +300,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == "/api/v1":
 		reply(w, http.StatusOK, map[string]any{"kind": "APIResourceList", "groupVersion": "v1", "resources": []any{map[string]any{
 			"name": "secrets", "singularName": "secret", "namespaced": true, "kind": "Secret", "verbs": []any{"get", "list"}}}})
-	case len(parts) == 4 && parts[0] == "apis" && parts[1] == "deckhouse.io" && r.Method == http.MethodGet:
-		s.serveClusterScoped(w, parts[3], r.URL.Query().Get("watch") == "true")
 	case len(parts) == 5 && parts[0] == "apis" && parts[1] == "deckhouse.io" && r.Method == http.MethodGet:
 		s.servePackage(w, parts[3], parts[4])
 	case len(parts) == 7 && parts[1] == "multitenancy.deckhouse.io" && parts[5] == "availableclusterresources" && r.Method == http.MethodGet:
@@ -311,14 +309,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		Status(w, http.StatusNotFound, "NotFound", "no such path")
 	}
-}
-
-func (s *Server) serveClusterScoped(w http.ResponseWriter, resource string, watch bool) {
-	if resource != "applications" || watch {
-		Status(w, http.StatusNotFound, "NotFound", "no such path")
-		return
-	}
-	s.list(w, "", false)
 }
 
 func (s *Server) servePackage(w http.ResponseWriter, resource, name string) {
@@ -808,13 +798,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, ns string) {
 // list answers the Applications of namespace ns ("" = all), by name.
 func (s *Server) list(w http.ResponseWriter, ns string, partial bool) {
 	s.mu.Lock()
-	var keys []string
-	for key := range s.objects {
-		if ns == "" || strings.HasPrefix(key, ns+"/") {
-			keys = append(keys, key)
-		}
-	}
-	sort.Strings(keys)
+	keys := slices.DeleteFunc(slices.Sorted(maps.Keys(s.objects)), func(k string) bool { return !strings.HasPrefix(k, ns+"/") })
 	items := []any{}
 	for _, key := range keys {
 		items = append(items, view(s.objects[key], partial))

@@ -2,6 +2,7 @@ package appstatus
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -75,10 +76,8 @@ func Read(obj *unstructured.Unstructured, redact func(string) string) Status {
 
 // Condition returns the condition typ, or nil when absent.
 func (s Status) Condition(typ string) *Condition {
-	for i := range s.Conditions {
-		if s.Conditions[i].Type == typ {
-			return &s.Conditions[i]
-		}
+	if i := slices.IndexFunc(s.Conditions, func(c Condition) bool { return c.Type == typ }); i >= 0 {
+		return &s.Conditions[i]
 	}
 	return nil
 }

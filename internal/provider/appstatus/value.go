@@ -1,6 +1,8 @@
 package appstatus
 
 import (
+	"maps"
+
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
@@ -22,12 +24,8 @@ var (
 	// ResourceAttrTypes is the object type of the resource's status
 	// attribute: AttrTypes without conditions.
 	ResourceAttrTypes = func() map[string]attr.Type {
-		t := make(map[string]attr.Type, len(AttrTypes))
-		for k, v := range AttrTypes {
-			if k != "conditions" {
-				t[k] = v
-			}
-		}
+		t := maps.Clone(AttrTypes)
+		delete(t, "conditions")
 		return t
 	}()
 )

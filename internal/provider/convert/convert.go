@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
-	"sort"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -183,11 +184,7 @@ func toAttr(v any) attr.Value {
 		}
 		return types.NumberValue(f)
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(x))
 		attrTypes := make(map[string]attr.Type, len(x))
 		attrs := make(map[string]attr.Value, len(x))
 		for _, k := range keys {

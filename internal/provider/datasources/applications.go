@@ -1,9 +1,10 @@
 package datasources
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/appstatus"
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
 var (
@@ -109,15 +109,8 @@ func (d *ApplicationsDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 }
 
 func (d *ApplicationsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.deferred(ctx, req, resp) {
-		return
-	}
 	var m applicationsDataModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	cl := providerdata.ClusterClient(ctx, d.data, &resp.Diagnostics)
+	cl := d.begin(ctx, req, resp, &m)
 	if cl == nil {
 		return
 	}
@@ -136,11 +129,8 @@ func (d *ApplicationsDataSource) Read(ctx context.Context, req datasource.ReadRe
 		resp.Diagnostics.AddError("Cannot list Applications", fmt.Sprintf("Listing the Applications of %s: %v", where, err))
 		return
 	}
-	sort.Slice(items, func(i, j int) bool {
-		if items[i].GetNamespace() != items[j].GetNamespace() {
-			return items[i].GetNamespace() < items[j].GetNamespace()
-		}
-		return items[i].GetName() < items[j].GetName()
+	slices.SortFunc(items, func(a, b *unstructured.Unstructured) int {
+		return cmp.Or(cmp.Compare(a.GetNamespace(), b.GetNamespace()), cmp.Compare(a.GetName(), b.GetName()))
 	})
 
 	id := ns

@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
@@ -34,4 +35,18 @@ func (c *cluster) deferred(ctx context.Context, req datasource.ReadRequest, resp
 	resp.State.Raw = tftypes.NewValue(resp.State.Schema.Type().TerraformType(ctx), tftypes.UnknownValue)
 	resp.Deferred = &datasource.Deferred{Reason: datasource.DeferredReasonProviderConfigUnknown}
 	return true
+}
+
+// begin starts a read: it answers a deferral (see deferred), else reads the
+// configuration into m and returns the cluster's client. nil: the read ends
+// here (deferred, or resp holds why).
+func (c *cluster) begin(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse, m any) *dpclient.Client {
+	if c.deferred(ctx, req, resp) {
+		return nil
+	}
+	resp.Diagnostics.Append(req.Config.Get(ctx, m)...)
+	if resp.Diagnostics.HasError() {
+		return nil
+	}
+	return providerdata.ClusterClient(ctx, c.data, &resp.Diagnostics)
 }

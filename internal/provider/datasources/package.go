@@ -67,12 +67,10 @@ type packageModel struct {
 	OrphanResources         types.List   `tfsdk:"orphan_resources"`
 }
 
-// Metadata names the data source.
 func (d *PackageDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_package"
 }
 
-// Schema describes the data source.
 func (d *PackageDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		Description: "Reads a package folder without a cluster: which settings schema file DP uses, the schemas DP " +
@@ -204,11 +202,7 @@ func (d *PackageDataSource) Read(ctx context.Context, req datasource.ReadRequest
 
 	m.SettingsSchemaFile = types.StringValue(pkg.SettingsFile())
 	m.PublishedSettingsSchema = types.StringValue(string(pkg.PublishedSettings()))
-	if v := pkg.PublishedValues(); v != nil {
-		m.PublishedValuesSchema = types.StringValue(string(v))
-	} else {
-		m.PublishedValuesSchema = types.StringNull()
-	}
+	m.PublishedValuesSchema = bytesString(pkg.PublishedValues())
 	m.Settings = settingFieldList(pkg.Fields())
 	m.Verify = findingList(findings)
 	m.OrphanResources = orphanList(pkg.OrphanResources())

@@ -40,12 +40,10 @@ type packageSettingsModel struct {
 	PublishedValuesSchema   types.String  `tfsdk:"published_values_schema"`
 }
 
-// Metadata names the data source.
 func (d *PackageSettingsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_package_settings"
 }
 
-// Schema describes the data source.
 func (d *PackageSettingsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		Description: "Evaluates application settings against a package folder with DP's rules, without a cluster: " +
@@ -190,11 +188,7 @@ func (d *PackageSettingsDataSource) Read(ctx context.Context, req datasource.Rea
 	m.EffectiveSettings = convert.ToDynamic(nonNilObject(res.Effective))
 	m.Values = convert.ToDynamic(nonNilObject(res.Values))
 	m.PublishedSettingsSchema = types.StringValue(string(pkg.PublishedSettings()))
-	if v := pkg.PublishedValues(); v != nil {
-		m.PublishedValuesSchema = types.StringValue(string(v))
-	} else {
-		m.PublishedValuesSchema = types.StringNull()
-	}
+	m.PublishedValuesSchema = bytesString(pkg.PublishedValues())
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 

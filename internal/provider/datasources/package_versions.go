@@ -1,9 +1,10 @@
 package datasources
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -14,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/deckhouse/terraform-provider-deckhouse/internal/dpclient"
-	"github.com/deckhouse/terraform-provider-deckhouse/internal/provider/providerdata"
 )
 
 var (
@@ -102,15 +102,8 @@ func (d *PackageVersionsDataSource) Schema(_ context.Context, _ datasource.Schem
 }
 
 func (d *PackageVersionsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.deferred(ctx, req, resp) {
-		return
-	}
 	var m packageVersionsDataModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	cl := providerdata.ClusterClient(ctx, d.data, &resp.Diagnostics)
+	cl := d.begin(ctx, req, resp, &m)
 	if cl == nil {
 		return
 	}
@@ -197,14 +190,8 @@ func compareVersions(a, b string) int {
 
 // sortPackageVersions sorts oldest first; equal versions by repository, then name.
 func sortPackageVersions(es []packageVersionEntry) {
-	sort.SliceStable(es, func(i, j int) bool {
-		if c := compareVersions(es[i].Version, es[j].Version); c != 0 {
-			return c < 0
-		}
-		if es[i].Repository != es[j].Repository {
-			return es[i].Repository < es[j].Repository
-		}
-		return es[i].Name < es[j].Name
+	slices.SortStableFunc(es, func(a, b packageVersionEntry) int {
+		return cmp.Or(compareVersions(a.Version, b.Version), cmp.Compare(a.Repository, b.Repository), cmp.Compare(a.Name, b.Name))
 	})
 }
 

@@ -2,6 +2,7 @@ package diagnostics
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -44,9 +45,7 @@ func parentPath(p engine.Path) engine.Path {
 	if len(p) == 0 {
 		return nil
 	}
-	out := make(engine.Path, len(p)-1)
-	copy(out, p[:len(p)-1])
-	return out
+	return slices.Clone(p[:len(p)-1])
 }
 
 // Skipped reports the checks a partial evaluation could not run

@@ -1,11 +1,14 @@
 package diagnostics
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
+	"maps"
 	"math"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -89,17 +92,10 @@ func (r *Redactor) WithKeys(keys []string) *Redactor {
 		return r
 	}
 	set := map[string]bool{}
-	if r != nil {
-		for s := range r.all {
-			set[s] = true
-		}
-	}
 	for _, k := range keys {
 		addStringForms(set, k)
 	}
-	out := &Redactor{}
-	out.build(set)
-	return out
+	return r.with(set)
 }
 
 // WithValues returns a Redactor that also replaces the values of docs (nil
@@ -109,15 +105,13 @@ func (r *Redactor) WithValues(docs ...any) *Redactor {
 	if len(more.all) == 0 {
 		return r
 	}
-	if r == nil {
-		return more
-	}
-	set := make(map[string]bool, len(r.all)+len(more.all))
-	for s := range r.all {
-		set[s] = true
-	}
-	for s := range more.all {
-		set[s] = true
+	return r.with(more.all)
+}
+
+// with returns a Redactor of r's secrets and those of set (which it takes).
+func (r *Redactor) with(set map[string]bool) *Redactor {
+	if r != nil {
+		maps.Copy(set, r.all)
 	}
 	out := &Redactor{}
 	out.build(set)
@@ -190,12 +184,7 @@ func (r *Redactor) build(set map[string]bool) {
 		}
 	}
 	// Longest first, so a secret that contains another is replaced whole.
-	sort.Slice(r.long, func(i, j int) bool {
-		if len(r.long[i]) != len(r.long[j]) {
-			return len(r.long[i]) > len(r.long[j])
-		}
-		return r.long[i] < r.long[j]
-	})
+	slices.SortFunc(r.long, func(a, b string) int { return cmp.Or(cmp.Compare(len(b), len(a)), cmp.Compare(a, b)) })
 	sort.Strings(r.prefixes)
 	if len(short) > 0 {
 		sort.Strings(short)

@@ -21,12 +21,10 @@ type EffectiveSettings struct{}
 // NewEffectiveSettings returns the effective_settings function.
 func NewEffectiveSettings() function.Function { return &EffectiveSettings{} }
 
-// Metadata names the function.
 func (f *EffectiveSettings) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
 	resp.Name = "effective_settings"
 }
 
-// Definition describes the parameters and the result.
 func (f *EffectiveSettings) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
 	resp.Definition = function.Definition{
 		Summary: "Effective settings of an application, as DP computes them",

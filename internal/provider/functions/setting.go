@@ -3,7 +3,8 @@ package functions
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,12 +26,10 @@ type Setting struct{}
 // NewSetting returns the setting function.
 func NewSetting() function.Function { return &Setting{} }
 
-// Metadata names the function.
 func (f *Setting) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
 	resp.Name = "setting"
 }
 
-// Definition describes the parameters and the result.
 func (f *Setting) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
 	resp.Definition = function.Definition{
 		Summary: "One setting of a settings document, by its path",
@@ -195,10 +194,5 @@ func keysOf(m map[string]any) string {
 	if len(m) == 0 {
 		return "no keys"
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return strings.Join(keys, ", ")
+	return strings.Join(slices.Sorted(maps.Keys(m)), ", ")
 }

@@ -25,12 +25,10 @@ type ValidateSettings struct{}
 // NewValidateSettings returns the validate_settings function.
 func NewValidateSettings() function.Function { return &ValidateSettings{} }
 
-// Metadata names the function.
 func (f *ValidateSettings) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
 	resp.Name = "validate_settings"
 }
 
-// Definition describes the parameters and the result.
 func (f *ValidateSettings) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
 	resp.Definition = function.Definition{
 		Summary: "Problems DP finds in application settings",

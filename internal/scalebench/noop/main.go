@@ -31,11 +31,7 @@ func (schemaProvider) Metadata(_ context.Context, _ provider.MetadataRequest, re
 }
 
 func (schemaProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
-	resp.Schema = schema.Schema{Attributes: map[string]schema.Attribute{
-		"config_path": schema.StringAttribute{Optional: true},
-		"qps":         schema.Int64Attribute{Optional: true},
-		"burst":       schema.Int64Attribute{Optional: true},
-	}}
+	resp.Schema = schema.Schema{Attributes: map[string]schema.Attribute{"config_path": schema.StringAttribute{Optional: true}}}
 }
 
 func (schemaProvider) Configure(context.Context, provider.ConfigureRequest, *provider.ConfigureResponse) {
