@@ -71,7 +71,9 @@ func TestStatusSummary_NamesTheSummaryAndEveryCondition(t *testing.T) {
 // it is withheld. Texts about the current generation, about the generation
 // DP's record is of, or about no generation are kept.
 func TestText_WithheldAboutAGenerationReplacedBeforeDPAppliedIt(t *testing.T) {
-	rejected := func(gen int64) map[string]any { return cond(ConditionConfigurationApplied, "False", "SettingsInvalid", gen) }
+	rejected := func(gen int64) map[string]any {
+		return cond(ConditionConfigurationApplied, "False", "SettingsInvalid", gen)
+	}
 	recorded := func(obj *unstructured.Unstructured) *unstructured.Unstructured {
 		obj.Object["status"].(map[string]any)["lastAppliedConfiguration"] = map[string]any{"replicas": int64(1)}
 		return obj
