@@ -7,6 +7,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/message"
+
+	"github.com/deckhouse/terraform-provider-deckhouse/internal/jsonvalue"
 )
 
 // DP reads a schema file into go-openapi's spec.Schema, which is lenient
@@ -196,19 +198,10 @@ func (k *typeMismatchKind) LocalizedString(*message.Printer) string {
 	return fmt.Sprintf("must be %s, got %s", strings.Join(k.want, " or "), k.got)
 }
 
-// schemaTypeOf names the JSON Schema type of a value of the data model.
+// schemaTypeOf names the JSON Schema type of a value of the data model as
+// jsonvalue.TypeName does, an integral number as "integer".
 func schemaTypeOf(v any) string {
 	switch x := v.(type) {
-	case nil:
-		return "null"
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	case string:
-		return "string"
-	case bool:
-		return "boolean"
 	case int, int64:
 		return "integer"
 	case float64:
@@ -216,5 +209,5 @@ func schemaTypeOf(v any) string {
 			return "integer"
 		}
 	}
-	return "number"
+	return jsonvalue.TypeName(v)
 }
